@@ -11,6 +11,10 @@
  * - `tenantConditions`: tenant conditions written outside the data layer (src/db): a table's
  *   `schoolId` column used in a module, or `school_id` in SQL text.
  * - `cycles`: import cycles among src files (runtime imports; `import type` does not count).
+ * - `moduleCycles`: cycles among modules, counting every runtime import between them, the dynamic
+ *   `import()`s too (a lazy import hides a cycle from the file graph, not from the reader).
+ * - `upwardImports`: a module importing one of a higher layer (`LAYERS`); `unlayered`: a module
+ *   no layer names.
  * - `longFiles`: src files over 600 lines.
  * - `plainMessages`: a plain string (a literal or an untagged template) given to the error helpers
  *   (`badRequest`, `notFound`, `conflict`, `unprocessable`, `forbidden`, `new ApiError`) or to
@@ -56,6 +60,54 @@ function moduleOf(file: string): string | undefined {
 
 const FACES = new Set(["api.ts"]);
 
+/**
+ * The modules' floors, lowest first: a module imports from its own floor or below, never above
+ * (docs/architecture.md "Layers"). What a lower floor must tell a higher one goes through a hook the
+ * higher declares (a fact change: src/lib/facts.ts).
+ */
+export const LAYERS: readonly (readonly [string, readonly string[]])[] = [
+  [
+    "platform",
+    [
+      "health",
+      "version",
+      "permission",
+      "application-module",
+      "legal-document",
+      "cron-history",
+      "address",
+      "transport-rules",
+      "schedule-configuration",
+    ],
+  ],
+  ["school", ["school"]],
+  [
+    "identity",
+    [
+      "role",
+      "user",
+      "parent",
+      "delegate",
+      "role-user",
+      "auth",
+      "teacher",
+      "administrative-user",
+      "school-administrator",
+    ],
+  ],
+  ["calendar", ["school-configuration", "holiday-cycle", "school-schedule"]],
+  [
+    "people and records",
+    ["family", "student", "trusted-person", "trusted-address", "document", "device-token", "group", "notification"],
+  ],
+  ["transport", ["transport", "route-student", "route-availability"]],
+  ["the afternoon", ["exit-permission", "transportation-summary", "invitation"]],
+  ["engagement", ["event", "lost-article", "task", "appointment"]],
+  ["operations", ["bulk-process", "audit-log", "reset-data", "dev"]],
+];
+
+const layerOf = new Map(LAYERS.flatMap(([, modules], i) => modules.map((m) => [m, i] as const)));
+
 export interface Finding {
   file: string;
   line: number;
@@ -71,6 +123,9 @@ export interface Report {
   libImportsModules: Finding[];
   tenantConditions: Finding[];
   cycles: string[][];
+  moduleCycles: string[][];
+  upwardImports: Finding[];
+  unlayered: string[];
   longFiles: Finding[];
   plainMessages: Finding[];
 }
@@ -97,10 +152,23 @@ export function analyse(): Report {
     libImportsModules: [],
     tenantConditions: [],
     cycles: [],
+    moduleCycles: [],
+    upwardImports: [],
+    unlayered: [],
     longFiles: [],
     plainMessages: [],
   };
   const graph = new Map<string, string[]>();
+  /** Module -> the modules it imports at run time (static or dynamic). */
+  const modules = new Map<string, Set<string>>();
+  const moduleImport = (module: string | undefined, target: string, f: () => Finding) => {
+    const targetModule = moduleOf(target);
+    if (!module || !targetModule || targetModule === module) return;
+    modules.set(module, (modules.get(module) ?? new Set()).add(targetModule));
+    const from = layerOf.get(module);
+    const to = layerOf.get(targetModule);
+    if (from !== undefined && to !== undefined && to > from) report.upwardImports.push(f());
+  };
 
   for (const file of files) {
     const text = readFileSync(file, "utf8");
@@ -136,6 +204,15 @@ export function analyse(): Report {
         }
       }
       if (node.kind === ts.SyntaxKind.AnyKeyword) report.anys.push(finding(node));
+      if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] &&
+        ts.isStringLiteral(node.arguments[0])
+      ) {
+        const target = resolveImport(file, node.arguments[0].text);
+        if (target) moduleImport(module, target, () => finding(node));
+      }
       if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && ts.isIdentifier(node.expression)) {
         const at = MESSAGE_ARGUMENT[node.expression.text];
         const arg = at === undefined ? undefined : node.arguments?.[at];
@@ -181,7 +258,10 @@ export function analyse(): Report {
             statement.importClause.namedBindings.elements.every((e) => e.isTypeOnly) &&
             !statement.importClause.name)
         : statement.isTypeOnly;
-      if (!typeOnly) runtime.push(target);
+      if (!typeOnly) {
+        runtime.push(target);
+        moduleImport(module, target, () => finding(statement));
+      }
       const targetRel = relative(SRC, target);
       if (ts.isImportDeclaration(statement) && targetRel.startsWith(`db${sep}schema`) && !typeOnly) {
         const bindings = statement.importClause?.namedBindings;
@@ -237,6 +317,27 @@ export function analyse(): Report {
     }
   };
   for (const v of graph.keys()) if (!order.has(v)) connect(v);
+
+  // Module cycles: the same over the module graph (its few dozen nodes: a reachability check each).
+  const reach = (from: string, to: string, seen = new Set<string>()): boolean => {
+    for (const next of modules.get(from) ?? []) {
+      if (next === to) return true;
+      if (!seen.has(next)) {
+        seen.add(next);
+        if (reach(next, to, seen)) return true;
+      }
+    }
+    return false;
+  };
+  const inCycle = new Set<string>();
+  for (const m of modules.keys()) {
+    if (inCycle.has(m) || !reach(m, m)) continue;
+    const component = [...modules.keys()].filter((o) => o === m || (reach(m, o) && reach(o, m)));
+    for (const o of component) inCycle.add(o);
+    report.moduleCycles.push(component.sort());
+  }
+  const names = readdirSync(join(SRC, "modules")).filter((n) => statSync(join(SRC, "modules", n)).isDirectory());
+  report.unlayered = names.filter((n) => !layerOf.has(n));
   return report;
 }
 
@@ -253,6 +354,9 @@ if (isMain) {
   line("src/lib importing modules", r.libImportsModules);
   line("tenant conditions", r.tenantConditions);
   line("import cycles", r.cycles);
+  line("module cycles", r.moduleCycles);
+  line("upward imports", r.upwardImports);
+  line("modules in no layer", r.unlayered);
   line(`files over ${MAX_LINES} lines`, r.longFiles);
   line("plain-string messages", r.plainMessages);
   if (verbose) {

@@ -4,14 +4,9 @@
  * on an early-release day.
  */
 import { describe, expect, it } from "vitest";
-import {
-  changeDeadline,
-  decide,
-  isoWithOffset,
-  type Link,
-  RULES,
-  type Snapshot,
-} from "../src/modules/exit-permission/rules";
+import { isoWithOffset } from "../src/lib/zoned-time";
+import { decide, type Link, RULES, type Snapshot } from "../src/modules/exit-permission/rules";
+import { changeDeadline } from "../src/modules/school-schedule/api";
 
 const link: Link = {
   parentId: 7,

@@ -14,6 +14,7 @@ import type { Hono } from "hono";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
 import type { AppEnv } from "./context";
+import type { FactHandler } from "./facts";
 import type { Operation } from "./route";
 
 /**
@@ -70,6 +71,11 @@ export interface Module {
    * arrives on `<queue>-dlq`): record the failure. Without one, dead letters are logged and acked.
    */
   deadLetters?: Record<string, Consumer>;
+  /**
+   * What it decides again when a fact another module owns changes (src/lib/facts.ts): imported on
+   * first use like `load`.
+   */
+  facts?: FactHandler;
   /** Mounted only when ENVIRONMENT=development (the SMS outbox, the local S3 endpoint). */
   developmentOnly?: boolean;
 }

@@ -202,3 +202,18 @@ export function nextInstant(timeZone: string, instant: Date, time: string): Date
 export function endOfDay(date: string, timeZone: string): Date {
   return zonedInstant(addDays(date, 1), "00:00", timeZone);
 }
+
+/** An instant written with the zone's offset at that instant: `2026-11-25T13:00:00-06:00`. */
+export function isoWithOffset(instant: Date, timeZone: string): string {
+  const offset = offsetAt(timeZone, instant.getTime());
+  const wall = new Date(instant.getTime() + offset).toISOString().slice(0, 19);
+  const minutes = Math.round(Math.abs(offset) / 60_000);
+  const sign = offset < 0 ? "-" : "+";
+  return `${wall}${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+}
+
+/** Whether a delegation is valid at `now` in its school's time zone. */
+export function validToday(row: { timeZone: string; validFrom: string; validUntil: string }, now: Date): boolean {
+  const today = dateIn(row.timeZone, now);
+  return row.validFrom <= today && today <= row.validUntil;
+}

@@ -3,6 +3,7 @@
  * the cron dispatcher and the queue dispatcher are all assembled from this list.
  */
 import { declarePermissionCatalogue } from "../lib/access";
+import { declareFactHandlers } from "../lib/facts";
 import type { Module } from "../lib/module";
 import address from "./address";
 import administrativeUser from "./administrative-user";
@@ -30,6 +31,7 @@ import parent from "./parent";
 import permission from "./permission";
 import resetData from "./reset-data";
 import role from "./role";
+import roleUser from "./role-user";
 import routeAvailability from "./route-availability";
 import routeStudent from "./route-student";
 import scheduleConfiguration from "./schedule-configuration";
@@ -55,6 +57,7 @@ export const MODULES: readonly Module[] = [
   user,
   permission,
   role,
+  roleUser,
   school,
   address,
   schoolAdministrator,
@@ -105,5 +108,8 @@ declarePermissionCatalogue(() => {
   }
   return all;
 });
+
+/** Every module's handler of fact changes (src/lib/facts.ts). */
+declareFactHandlers(() => MODULES.flatMap((m) => (m.facts ? [m.facts] : [])));
 
 export { grantsOf, permissionCatalogue } from "../lib/access";

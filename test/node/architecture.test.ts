@@ -32,6 +32,13 @@ describe("the code's shape", () => {
   it("has no import cycle", () => {
     expect(report.cycles.map((c) => c.join(" > "))).toEqual([]);
   });
+  it("has no cycle among modules, counting dynamic imports", () => {
+    expect(report.moduleCycles.map((c) => c.join(" <> "))).toEqual([]);
+  });
+  it("imports no module of a higher layer, and every module has its layer", () => {
+    expect(where(report.upwardImports)).toEqual([]);
+    expect(report.unlayered).toEqual([]);
+  });
   it("has no `any`", () => {
     expect(where(report.anys)).toEqual([]);
   });

@@ -3,5 +3,4 @@
  * this folder is the module's own.
  */
 
-export { UserSchema } from "./routes";
-export { codeInMessage, toUser } from "./service";
+export { codeInMessage } from "./service";

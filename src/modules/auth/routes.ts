@@ -3,21 +3,9 @@ import { z } from "@hono/zod-openapi";
 import { m, zodMessage } from "../../lib/message";
 import { currentRequest } from "../../lib/metrics";
 import { Phone } from "../../lib/phone";
-import { RecordBase } from "../../lib/resource";
 import { defineRoute, json, jsonBody, noContent, operation } from "../../lib/route";
+import { UserSchema } from "../user/api";
 import * as auth from "./service";
-
-export const UserSchema = RecordBase.extend({
-  phone: z.string(),
-  firstName: z.string(),
-  lastName: z.string(),
-  email: z.string().nullable(),
-  language: z.string(),
-  status: z
-    .enum(["invited", "active", "inactive"])
-    .openapi({ description: "invited (has never signed in), active, or inactive (may not sign in)" }),
-  isSuperAdmin: z.boolean().openapi({ description: "A platform administrator, who may act in any school" }),
-}).openapi("User", { description: "A user: one person, with one sign-in across schools" });
 
 const Session = z
   .object({

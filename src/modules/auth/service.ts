@@ -35,6 +35,7 @@ import { addressKey, hitAll } from "../../lib/rate-limit";
 import { ACCESS_TTL_SECONDS, signAccessToken } from "../../lib/tokens";
 import { disabledModulesOfUser } from "../application-module/api";
 import { delegatedMemberships, delegationsQuery } from "../delegate/api";
+import { toUser } from "../user/api";
 
 export const CODE_TTL_SECONDS = 10 * 60;
 export const CODE_MAX_ATTEMPTS = 5;
@@ -185,21 +186,6 @@ export function schoolBitmaps(rows: { schoolId: number; permissionId: number | n
 }
 
 type UserRow = typeof users.$inferSelect;
-
-export function toUser(u: UserRow) {
-  return {
-    id: u.id,
-    createdAt: u.createdAt,
-    updatedAt: u.updatedAt,
-    phone: u.phone,
-    firstName: u.firstName,
-    lastName: u.lastName,
-    email: u.email,
-    language: u.language,
-    status: u.status,
-    isSuperAdmin: u.isSuperAdmin,
-  };
-}
 
 async function issueTokens(
   deps: Deps,

@@ -5,34 +5,15 @@
  * `delegatedMemberships` below, used by src/modules/auth/service.ts).
  */
 import { rolePermissions, Schools, schools, Users, users } from "../../db/schema/core";
-import { Delegates, delegates } from "../../db/schema/delegate";
+import { Delegates, delegates, delegationsAround } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
-import { and, eq, gte, lte, ne, type SQLWrapper, sql } from "../../db/sql";
+import { eq, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES, type PermissionDef } from "../../lib/access";
 import type { MemberCtx, SchoolCtx } from "../../lib/context";
-import { dateIn } from "../../lib/zoned-time";
+import { validToday } from "../../lib/zoned-time";
 
-const DAY_MS = 24 * 3600 * 1000;
-const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/**
- * The delegations of `userId` that may be valid today in some school: the UTC date ±1 day covers
- * every time zone (`validToday` then decides in each school's), of parents who may sign in (no
- * more rights than the parent: an `inactive` parent gives their delegates none). The query joins
- * `parent` on `delegate.parent_id` and `user` on the parent's user (the parent's status); the index
- * `delegate_user_idx (user_id, valid_until)` serves it. Every reader of delegations uses it: the
- * access token, `actingFor`, `/user/me`, `/group/mine`.
- */
-export function delegationsAround(userId: number, now: Date) {
-  return and(
-    eq(delegates.userId, userId),
-    ne(users.status, "inactive"),
-    gte(delegates.validUntil, utcDate(now.getTime() - DAY_MS)),
-    lte(delegates.validFrom, utcDate(now.getTime() + DAY_MS)),
-  );
-}
 
 /**
  * The delegations of a user that may be valid today somewhere (`delegationsAround`), each with its
@@ -54,12 +35,6 @@ export function delegationsQuery(deps: Deps, userId: number) {
     .innerJoin(users, eq(users.id, parents.userId))
     .leftJoin(rolePermissions, eq(rolePermissions.roleId, BUILTIN_ROLES.parent.id))
     .where(delegationsAround(userId, deps.clock.now()));
-}
-
-/** Whether a delegation is valid at `now` in its school's time zone. */
-export function validToday(row: { timeZone: string; validFrom: string; validUntil: string }, now: Date): boolean {
-  const today = dateIn(row.timeZone, now);
-  return row.validFrom <= today && today <= row.validUntil;
 }
 
 /** The memberships a user's delegations give at `now`: the parent role's permissions per school. */

@@ -8,8 +8,6 @@ export {
   actingFor,
   actingLoader,
   delegatedMemberships,
-  delegationsAround,
   delegationsHere,
   delegationsQuery,
-  validToday,
 } from "./acting";

@@ -10,7 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import { columnsOf } from "../../db/query";
 import { Users, users } from "../../db/schema/core";
-import { Delegates, delegates } from "../../db/schema/delegate";
+import { Delegates, delegates, delegationsAround } from "../../db/schema/delegate";
 import {
   EVENT_STATUSES,
   EventAudiences,
@@ -31,7 +31,6 @@ import { LEVELS, type Level } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { isoWeekday } from "../../lib/zoned-time";
-import { delegationsAround } from "../delegate/api";
 import { permissions } from "./permissions";
 
 // ---- School-local date-times ----------------------------------------------------------------------

@@ -1,12 +1,11 @@
 /**
  * What other modules may ask of exit permissions. The invitation module creates the permissions an
- * accepted invitation implies through `askExitPermissions`, so they pass the same rules. The
- * deadline of a day's changes (`changeDeadline`) is the rules' own, for the school-schedule day.
+ * accepted invitation implies through `askExitPermissions`, so they pass the same rules. Fact changes
+ * of the modules below reach `redecide` through src/lib/facts.ts (registered in ./index.ts).
  */
 import type { ExitPermissionKind, ExitPermissionStatus } from "../../db/schema/exit-permission";
 import type { SchoolCtx } from "../../lib/context";
 import type { Message } from "../../lib/message";
-import type { FactChange, Redecision } from "./redecide";
 
 export interface ExitPermissionAsk {
   studentId: number;
@@ -52,23 +51,4 @@ export async function askExitPermissions(ctx: SchoolCtx, asks: readonly ExitPerm
     if (!w) throw new Error("an ask was not written");
     return w.ok ? { ok: true, id: w.record.id, status: w.record.status } : { ok: false, failures: w.failures };
   });
-}
-
-export type { FactChange, LinkFacts, Redecision } from "./redecide";
-export { changeDeadline, isoWithOffset } from "./rules";
-
-/**
- * A change of a fact decides again the permissions that stood on it: statements for the caller's
- * own batch (placed where `FactChange` says) that withdraw, with their failures, the open
- * permissions from the school's today on that the rules now refuse, give their seats back and tell
- * the families and the office; `dispatch()` after the commit.
- *
- * @example
- * const redecided = await redecide(ctx, { fact: "guardian", linkId, link: { restricted: true } });
- * await new Batch(ctx).add(...change, ...redecided.statements).commit();
- * await redecided.dispatch();
- */
-export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Redecision> {
-  const { redecide: run } = await import("./redecide");
-  return run(ctx, change);
 }

@@ -10,6 +10,8 @@ export default defineModule({
   name: "exit-permission",
   paths: ["/api/v1/exit-permission"],
   permissions,
+  // Every change of a fact the afternoon's decisions stand on decides them again (src/lib/facts.ts).
+  facts: async (ctx, change) => (await import("./redecide")).redecide(ctx, change),
   jobs: [
     {
       cron: "0 2 * * *",

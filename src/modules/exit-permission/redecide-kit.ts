@@ -8,58 +8,13 @@ import { ExitPermissions, exitPermissions, OPEN_EXIT_PERMISSION_STATUSES } from 
 import { and, Column, eq, gte, or, SQL, sql } from "../../db/sql";
 import { inList, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
-import type { Level } from "../../lib/levels";
 import { Message, type Value } from "../../lib/message";
 import { withdrawEffects } from "./effects";
 import { RULES, type RuleCode } from "./rules";
 
-/** A guardian link's facts as the rules read them. */
-export interface LinkFacts {
-  canPickUp: boolean;
-  canRequestChanges: boolean;
-  restricted: boolean;
-  restrictionFrom: string | null;
-  restrictionUntil: string | null;
-}
+export type { FactChange, LinkFacts, Redecision } from "../../lib/facts";
 
-/** What changed. Each says where its statements go in the caller's batch. */
-export type FactChange =
-  /** AFTER the link's change (or its removal: `link: null`); `link` gives the new values the change sets. */
-  | { fact: "guardian"; linkId: number; link: Partial<LinkFacts> | null }
-  /** BEFORE its deletion (the permission's reference is set to null with it). */
-  | { fact: "trusted-person"; id: number }
-  | { fact: "trusted-address"; id: number }
-  /** A holiday cycle between two instants (added, or moved there): AFTER it is written. */
-  | { fact: "holiday"; start: string; end: string }
-  /** Students removed (soft-deleted): AFTER. */
-  | { fact: "students"; studentIds: readonly number[] }
-  /** A student moved to another level (or to none): AFTER. */
-  | { fact: "level"; studentId: number; level: Level | null }
-  /** A route's seats on a date set to `seats` (null: the vehicle's): AFTER. The latest confirmed lose theirs first. */
-  | { fact: "seats"; routeId: number; date: string; seats: number | null }
-  /** A route's weekdays, levels or direction changed (the values it now has): AFTER. */
-  | {
-      fact: "route";
-      routeId: number;
-      weekdays: readonly number[];
-      levels: readonly Level[];
-      direction: "home" | "to_school";
-    }
-  /** A level's schedule on an ISO weekday removed (or moved to another level or weekday): AFTER. */
-  | { fact: "schedule"; level: Level; weekday: number }
-  /** A route cancelled on a date: AFTER. */
-  | { fact: "route-day"; routeId: number; date: string }
-  /** A student no longer active (inactive, graduated): AFTER. */
-  | { fact: "student-status"; studentId: number };
-
-export interface Redecision {
-  /** For the caller's batch, where `FactChange` says. */
-  statements: Statement[];
-  /** How many permissions the read found no longer holding (the notification's). */
-  withdrawn: number;
-  /** After the batch committed: enqueues the notification. Never rejects. */
-  dispatch(): Promise<void>;
-}
+import type { FactChange } from "../../lib/facts";
 
 export const E = exitPermissions;
 

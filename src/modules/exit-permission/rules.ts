@@ -11,36 +11,14 @@
 import type { ExitPermissionKind } from "../../db/schema/exit-permission";
 import type { Level } from "../../lib/levels";
 import { Message, m, type Value } from "../../lib/message";
-import { addDays, calendarDate, isoWeekday, offsetAt, zonedInstant } from "../../lib/zoned-time";
+import { addDays, calendarDate, isoWeekday } from "../../lib/zoned-time";
+import { changeDeadline } from "../school-schedule/api";
 
 export interface RuleFailure {
   code: RuleCode;
   /** Rendered in the language of the answer (a message in a JSON body is). */
   message: Message;
   [fact: string]: unknown;
-}
-
-/** An instant written with the zone's offset at that instant: `2026-11-25T13:00:00-06:00`. */
-export function isoWithOffset(instant: Date, timeZone: string): string {
-  const offset = offsetAt(timeZone, instant.getTime());
-  const wall = new Date(instant.getTime() + offset).toISOString().slice(0, 19);
-  const minutes = Math.round(Math.abs(offset) / 60_000);
-  const sign = offset < 0 ? "-" : "+";
-  return `${wall}${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
-}
-
-/**
- * The last moment a change for `date` may arrive: `hours` before the dismissal, counted on the
- * school's wall clocks (a 15:00 dismissal with a 2-hour limit closes at 13:00 local, also on the day
- * a daylight-saving change happens), as an instant written with the school's offset.
- */
-export function changeDeadline(date: string, dismissal: string, timeZone: string, hours: number): string {
-  const [h = 0, m = 0] = dismissal.split(":").map(Number);
-  const total = h * 60 + m - hours * 60;
-  const dayShift = Math.floor(total / 1440);
-  const minutes = total - dayShift * 1440;
-  const local = `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
-  return isoWithOffset(zonedInstant(addDays(date, dayShift), local, timeZone), timeZone);
 }
 
 /** A guardian link as the rules read it. */

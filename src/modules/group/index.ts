@@ -10,7 +10,7 @@ export default defineModule({
   paths: ["/api/v1/group", "/api/v1/group-teacher", "/api/v1/group-student"],
   permissions,
   load: async () => {
-    const [g, m, n] = await Promise.all([import("./resource"), import("./members"), import("../notification/api")]);
+    const [g, m] = await Promise.all([import("./resource"), import("./members")]);
     // The fixed sub-paths before `{id}`: `/mine` and `/delete-multiple` are not ids.
     return {
       operations: [
@@ -27,8 +27,6 @@ export default defineModule({
         g.addGroupParticipants,
         g.removeGroupParticipants,
         g.createGroupSignedUrl,
-        // The notification module's: sending to the guardians of the group's students.
-        ...(await n.groupOperations()),
         m.listGroupTeachers,
         m.getGroupTeacher,
         m.createGroupTeacher,

@@ -10,11 +10,11 @@ import { SchoolConfigurations } from "../../db/schema/school-configuration";
 import { eq, gte, lte } from "../../db/sql";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { dateTime } from "../../lib/dates";
+import { factChanged, type Redecision } from "../../lib/facts";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
-import { type Redecision, redecide } from "../exit-permission/api";
 import { assertOrdered, orderedRangeUpdate, schoolConfigurationResource } from "../school-configuration/api";
 import { permissions } from "./permissions";
 
@@ -102,7 +102,7 @@ export const getSchoolHolidayCycle = holidayCycleResource.get({ access: permissi
  */
 const redecided = new WeakMap<object, Redecision>();
 const holidayOn = async (ctx: SchoolCtx, key: object, start: string, end: string) =>
-  redecided.set(key, await redecide(ctx, { fact: "holiday", start, end }));
+  redecided.set(key, await factChanged(ctx, { fact: "holiday", start, end }));
 const HOLIDAY_EFFECT =
   "The exit permissions of the days it covers, from the school's today on, are withdrawn in the same write (seats given back, families and office told).";
 

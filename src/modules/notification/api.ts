@@ -16,19 +16,3 @@
 export type { Audience, Localized, NotificationCategory } from "../../db/schema/notification";
 export { NOTIFICATION_CATEGORIES } from "../../db/schema/notification";
 export { type Notice, notify, type Sending } from "./notify";
-
-/** The operations served under the group module's paths (loaded with its operations). */
-export async function groupOperations() {
-  const send = await import("./send");
-  return [send.sendGroupNotificationOperation];
-}
-
-/** The operations served under the user module's paths: the push provider's topics. */
-export async function userOperations() {
-  const provider = await import("./provider");
-  return [
-    provider.syncPushProviderRoleOperation,
-    provider.cleanPushProviderTenantsOperation,
-    provider.getPushProviderUserOperation,
-  ];
-}

@@ -1,10 +1,10 @@
 /**
  * Notifications: each user's inbox (`/api/v1/notification`), sending to an audience,
  * preferences (`/api/v1/notification-preference`), the push queue's consumer and the sweep.
- * Other modules send through `notify` (./api.ts). Operations under other modules' paths are
- * served by those modules, which load them through ./api.ts: the send to a group's guardians
- * (`/api/v1/group/{id}/notification`, the group module) and the push provider's operations
- * (`/api/v1/user/push-provider/...`, `/api/v1/user/{id}/push-provider`, the user module).
+ * Other modules send through `notify` (./api.ts). It also serves paths below other modules' (the
+ * more specific path wins, src/app.ts): the send to a group's guardians
+ * (`/api/v1/group/{id}/notification`) and the push provider's operations
+ * (`/api/v1/user/push-provider/...`, `/api/v1/user/{id}/push-provider`).
  */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
@@ -14,10 +14,21 @@ const PUSH_QUEUE = "school-push";
 
 export default defineModule({
   name: "notification",
-  paths: ["/api/v1/notification", "/api/v1/notification-preference"],
+  paths: [
+    "/api/v1/notification",
+    "/api/v1/notification-preference",
+    "/api/v1/group/:id/notification",
+    "/api/v1/user/push-provider",
+    "/api/v1/user/:id/push-provider",
+  ],
   permissions,
   load: async () => {
-    const [inbox, send, pref] = await Promise.all([import("./inbox"), import("./send"), import("./preference")]);
+    const [inbox, send, pref, provider] = await Promise.all([
+      import("./inbox"),
+      import("./send"),
+      import("./preference"),
+      import("./provider"),
+    ]);
     // Literal sub-paths before the `{id}` routes.
     return {
       operations: [
@@ -33,6 +44,10 @@ export default defineModule({
         pref.getNotificationPreference,
         pref.updateNotificationPreference,
         pref.deleteNotificationPreference,
+        send.sendGroupNotificationOperation,
+        provider.syncPushProviderRoleOperation,
+        provider.cleanPushProviderTenantsOperation,
+        provider.getPushProviderUserOperation,
       ],
     };
   },

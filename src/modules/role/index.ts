@@ -1,13 +1,13 @@
-/** Roles (sets of permissions) and role memberships (who holds which role in the school). */
+/** Roles: sets of permissions (who holds which role is the role-user module's). */
 import { defineModule } from "../../lib/module";
 import { permissions } from "./permissions";
 
 export default defineModule({
   name: "role",
-  paths: ["/api/v1/role", "/api/v1/role-user"],
+  paths: ["/api/v1/role"],
   permissions,
   load: async () => {
-    const [r, u] = await Promise.all([import("./resource"), import("./role-user")]);
+    const r = await import("./resource");
     return {
       // Literal paths before `/{id}`: Hono tries a path's routes in the order they are added.
       operations: [
@@ -18,13 +18,6 @@ export default defineModule({
         r.getRole,
         r.updateRoleOperation,
         r.deleteRoleOperation,
-        u.assignMultipleRoles,
-        u.removeRoleFromUser,
-        u.listRoleUsers,
-        u.createRoleUser,
-        u.getRoleUser,
-        u.updateRoleUser,
-        u.deleteRoleUser,
       ],
     };
   },

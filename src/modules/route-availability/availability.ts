@@ -20,6 +20,7 @@ import { and, desc, eq, gte, isNotNull, lt, lte, sql } from "../../db/sql";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { factChanged, type Redecision } from "../../lib/facts";
 import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter, recordId } from "../../lib/params";
@@ -27,7 +28,6 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
 import { addDays, isoWeekday } from "../../lib/zoned-time";
-import { type Redecision, redecide } from "../exit-permission/api";
 import { DayOffReason, RouteOffReason, routeOff } from "../school-schedule/api";
 import {
   assertRuns,
@@ -177,7 +177,7 @@ const created = availability.create({
     const cancelled = body.cancelled ?? false;
     if (!cancelled && seats !== null && seats < day.riders) throw unprocessable(tooFew(day, seats, body.date));
     if (cancelled)
-      cancelling.set(body, await redecide(ctx, { fact: "route-day", routeId: body.routeId, date: body.date }));
+      cancelling.set(body, await factChanged(ctx, { fact: "route-day", routeId: body.routeId, date: body.date }));
     return { routeId: body.routeId, date: body.date, seats, cancelled };
   },
   also: (_ctx, { body }) => cancelling.get(body)?.statements ?? [],
@@ -211,7 +211,7 @@ export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: 
   const row = await availability.find(ctx, params.id);
   const day = await routeDayOf(ctx, row.routeId, row.date);
   if (body.cancelled === true && !row.cancelled) {
-    const redecided = await redecide(ctx, { fact: "route-day", routeId: row.routeId, date: row.date });
+    const redecided = await factChanged(ctx, { fact: "route-day", routeId: row.routeId, date: row.date });
     await availability.change(ctx, params.id, {
       action: "update",
       set: { cancelled: true, ...(body.seats === undefined ? {} : { seats: body.seats }) },
@@ -240,7 +240,7 @@ export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: 
         ];
   const redecided =
     seats !== null && seats < day.riders
-      ? await redecide(ctx, { fact: "seats", routeId: row.routeId, date: row.date, seats })
+      ? await factChanged(ctx, { fact: "seats", routeId: row.routeId, date: row.date, seats })
       : undefined;
   await availability.change(ctx, params.id, {
     action: "update",

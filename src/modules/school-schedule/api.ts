@@ -19,4 +19,5 @@ export {
   type ScheduleRow,
   type School,
 } from "./calendar";
+export { changeDeadline } from "./deadline";
 export { type ScheduledTime, type ScheduleOn, scheduleOn } from "./service";

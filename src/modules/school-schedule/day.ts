@@ -14,8 +14,8 @@ import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { isoWeekday } from "../../lib/zoned-time";
-import { changeDeadline } from "../exit-permission/api";
 import { calendarOf, calendarReads, DayOffReason, dayOff } from "./calendar";
+import { changeDeadline } from "./deadline";
 import { permissions } from "./permissions";
 import { Level } from "./resource";
 

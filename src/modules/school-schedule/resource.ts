@@ -10,11 +10,11 @@ import { LEVELS, SchoolSchedules, schoolSchedules } from "../../db/schema/school
 import { eq } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { type FieldError, invalidBody } from "../../lib/errors";
+import { factChanged, type Redecision } from "../../lib/facts";
 import { m, zodMessage } from "../../lib/message";
 import { integerString } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
-import { type Redecision, redecide } from "../exit-permission/api";
 import { LevelSchema } from "../school/api";
 import { permissions } from "./permissions";
 
@@ -166,7 +166,7 @@ async function leaving(ctx: SchoolCtx, key: object, id: number, to?: { level?: s
   const was = await scheduleResource.find(ctx, id);
   const moved =
     to === undefined || (to.level ?? was.level) !== was.level || (to.weekday ?? was.weekday) !== was.weekday;
-  if (moved) redecided.set(key, await redecide(ctx, { fact: "schedule", level: was.level, weekday: was.weekday }));
+  if (moved) redecided.set(key, await factChanged(ctx, { fact: "schedule", level: was.level, weekday: was.weekday }));
 }
 
 const updated = scheduleResource.update({

@@ -17,12 +17,12 @@ import { eq, isNull } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { badRequest, notFound } from "../../lib/errors";
+import { factChanged, type LinkFacts, type Redecision } from "../../lib/facts";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, IdParams, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { type LinkFacts, type Redecision, redecide } from "../exit-permission/api";
 import { identity } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -194,7 +194,7 @@ const redecided = new WeakMap<object, Redecision>();
 
 /** Prepares the decision again when a link's change can break permissions (never when it only widens them). */
 async function prepare(ctx: SchoolCtx, key: object, linkId: number, link: Partial<LinkFacts> | null) {
-  redecided.set(key, await redecide(ctx, { fact: "guardian", linkId, link }));
+  redecided.set(key, await factChanged(ctx, { fact: "guardian", linkId, link }));
 }
 
 export const getGuardian = resource.get({

@@ -9,11 +9,11 @@ import { eq, isNotNull, sql } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { factChanged } from "../../lib/facts";
 import { m } from "../../lib/message";
 import { Deleted, DeleteMany } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, jsonBody, operation } from "../../lib/route";
-import { redecide } from "../exit-permission/api";
 import { permissions } from "./permissions";
 import { resource } from "./resource";
 
@@ -37,7 +37,8 @@ const deleteRoute = defineRoute({
  * A removed student goes home no way the school decided: their exit permissions from today on are
  * withdrawn in the same batch (seats given back, the family and the office told).
  */
-const withdrawing = (ctx: SchoolCtx, studentIds: readonly number[]) => redecide(ctx, { fact: "students", studentIds });
+const withdrawing = (ctx: SchoolCtx, studentIds: readonly number[]) =>
+  factChanged(ctx, { fact: "students", studentIds });
 
 export const deleteStudent = operation(deleteRoute, async (ctx, { params }) => {
   const redecided = await withdrawing(ctx, [params.id]);

@@ -14,6 +14,7 @@ import { eq, isNotNull, isNull, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { factChanged, type Redecision } from "../../lib/facts";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -21,7 +22,6 @@ import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from 
 import { operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { type Redecision, redecide } from "../exit-permission/api";
 import { assertOffered } from "../school/api";
 import { permissions } from "./permissions";
 import { listVisibility, readerContext, visibleTo } from "./visibility";
@@ -234,9 +234,10 @@ const updated = resource.update({
     await checkInput(ctx, body);
     if (typeof body.familyId === "number") await notInAnotherFamily(ctx, id, body.familyId);
     const again: Redecision[] = [];
-    if (body.level !== undefined) again.push(await redecide(ctx, { fact: "level", studentId: id, level: body.level }));
+    if (body.level !== undefined)
+      again.push(await factChanged(ctx, { fact: "level", studentId: id, level: body.level }));
     if (body.status !== undefined && body.status !== "active")
-      again.push(await redecide(ctx, { fact: "student-status", studentId: id }));
+      again.push(await factChanged(ctx, { fact: "student-status", studentId: id }));
     moved.set(body, again);
     return body;
   },

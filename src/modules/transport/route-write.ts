@@ -26,12 +26,12 @@ import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { factChanged } from "../../lib/facts";
 import { m, zodMessage } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { maskOf, weekdayName } from "../../lib/weekdays";
-import { redecide } from "../exit-permission/api";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
 import { Direction, routeResource, Time, Weekday } from "./route";
@@ -455,7 +455,7 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
       (before.levels.length === 0 || before.levels.some((l) => !body.levels?.includes(l)))) ||
     (body.direction !== undefined && body.direction !== before.direction);
   const redecided = narrowed
-    ? await redecide(ctx, {
+    ? await factChanged(ctx, {
         fact: "route",
         routeId: id,
         weekdays: body.weekdays ?? before.weekdays,

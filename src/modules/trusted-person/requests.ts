@@ -17,9 +17,9 @@ import type { ColumnsOf, RowOf } from "../../db/query";
 import type { TRUSTED_STATUSES } from "../../db/schema/trusted-person";
 import type { Data, InsertValues, RecordTable, SetValues } from "../../db/table";
 import type { Ctx, SchoolCtx } from "../../lib/context";
+import { factChanged, type Redecision } from "../../lib/facts";
 import { defineResource, RecordBase, type ResourceConfig, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
-import { type Redecision, redecide } from "../exit-permission/api";
 import {
   actingContext,
   DecisionBody,
@@ -217,7 +217,7 @@ export function defineTrustedRequests<
       "name it from today on are withdrawn in the same write (seats given back, the family and the office told).",
     check: async (ctx, { id }) => {
       await mayAlter(ctx, request, id);
-      redecided.set(ctx, await redecide(ctx, { fact: spec.fact, id }));
+      redecided.set(ctx, await factChanged(ctx, { fact: spec.fact, id }));
     },
     // Before the delete: the permissions' reference to it is cleared with it.
     before: (ctx) => redecided.get(ctx)?.statements ?? [],

@@ -19,3 +19,4 @@ export {
   peopleByPhone,
   personEdit,
 } from "./person";
+export { toUser, UserSchema } from "./record";

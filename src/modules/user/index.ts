@@ -6,12 +6,7 @@ export default defineModule({
   paths: ["/api/v1/user"],
   permissions,
   load: async () => {
-    const [me, r, roles, notification] = await Promise.all([
-      import("./routes"),
-      import("./resource"),
-      import("../role/user-roles"),
-      import("../notification/api"),
-    ]);
+    const [me, r] = await Promise.all([import("./routes"), import("./resource")]);
     // Literal sub-paths before the `{id}` routes.
     return {
       operations: [
@@ -27,15 +22,12 @@ export default defineModule({
         r.inviteInactiveUsers,
         r.inviteSomeUsers,
         r.assignPending,
-        // The notification module's: the push provider's topics (literal paths, before `{id}`).
-        ...(await notification.userOperations()),
         r.listUsers,
         r.createUser,
         r.getUser,
         r.updateUser,
         r.deleteUser,
         r.getUserProfile,
-        roles.assignUserRoles,
       ],
     };
   },

@@ -1,17 +1,17 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
 import { RoleUsers, roles, roleUsers, schools, users } from "../../db/schema/core";
-import { Delegates, delegates } from "../../db/schema/delegate";
+import { Delegates, delegates, delegationsAround } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
 import { asc, eq, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineRoute, json, operation } from "../../lib/route";
-import { toUser, UserSchema } from "../auth/api";
-import { delegationsAround, validToday } from "../delegate/api";
+import { validToday } from "../../lib/zoned-time";
 import { MustAccept, mustAcceptQuery, toMustAccept } from "../legal-document/api";
 import { copyOf, copyTable, identity } from "./identity";
+import { toUser, UserSchema } from "./record";
 
 const ActsFor = z
   .object({

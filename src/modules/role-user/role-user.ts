@@ -19,9 +19,8 @@ import { m } from "../../lib/message";
 import { idFilter, idList, recordId } from "../../lib/params";
 import { defineResource, RecordBase, type Rule } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
+import { permissions as access, mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "../role/api";
 import { giveRole, identity, takenRoleAudits } from "../user/api";
-import { mayAssign, mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
-import { permissions as access } from "./permissions";
 
 const Record = RecordBase.extend({
   userId: z.number().int().openapi({ example: 3 }),

@@ -16,9 +16,8 @@ import { m } from "../../lib/message";
 import { idList } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { permissions as access, mayTake, SCHOOL_ADMIN_ROLE } from "../role/api";
 import { giveRole, takenRoleAudits } from "../user/api";
-import { mayTake, SCHOOL_ADMIN_ROLE } from "./grants";
-import { permissions as access } from "./permissions";
 import { givable, member, notLastAdmin, roleUserResource } from "./role-user";
 
 const Body = z.strictObject({
