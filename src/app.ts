@@ -11,7 +11,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { METHOD_NAME_ALL } from "hono/router";
-import { RegExpRouter } from "hono/router/reg-exp-router";
+import { TrieRouter } from "hono/router/trie-router";
 import { getPath } from "hono/utils/url";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import type { Deps } from "./deps";
@@ -175,7 +175,9 @@ export function createApp(options: AppOptions) {
   const mounts = modules
     .flatMap((module) => (module.paths ?? []).map((path) => ({ path, module })))
     .sort((a, b) => b.path.split("/").length - a.path.split("/").length);
-  const dispatcher = new RegExpRouter<Module>();
+  // A trie: a module path with a parameter (`/group/:id/notification`) beside a literal one of
+  // another module (`/group/upload-file`) is beyond RegExpRouter; matches come in the order added.
+  const dispatcher = new TrieRouter<Module>();
   for (const { path, module } of mounts) {
     dispatcher.add(METHOD_NAME_ALL, `${path}/*`, module);
     // A module that failed to load is tried again through the main app, whose error path answers
