@@ -2448,7 +2448,7 @@ export interface paths {
          * Export every record of a school (202: the bulk process writing the file)
          * @description Writes every record of the school as JSON lines (gzipped): a first line saying what the file is, one line per row (`{"table":"student","row":{...}}`, the row's SQL columns) of the school's own row and every table with a school_id, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). The bulk queue writes it: follow the process with GET /api/v1/school/{id}/export/{exportId}, which answers a presigned download URL once it is completed. The super-admin exports any school; a school administrator (school.export) their own. docs/operations.md says what to do with it.
          */
-        post: operations["createSchoolExport"];
+        post: operations["exportSchool"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2485,7 +2485,7 @@ export interface paths {
          * Export my own data in the current school (a privacy request; 202: the bulk process writing the file)
          * @description Writes, as JSON lines (gzipped), the caller's user row and what is theirs in the current school: their memberships, parent and guardian rows, their children and families, the permissions and tasks of those children, their notifications, devices (token values left out), delegations and answers; never a row that names another family's student, family or parent. Follow it with GET /api/v1/user/me/export/{id}, which answers a presigned download URL once it is completed.
          */
-        post: operations["createMyExport"];
+        post: operations["exportMyData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9903,9 +9903,10 @@ export interface components {
             documentId: number;
         };
         Export: components["schemas"]["BulkProcess"] & {
-            download: components["schemas"]["ExportDownload"];
+            /** @description Once the process is completed: a presigned URL to download the file; null before */
+            download: components["schemas"]["ExportDownload"] | null;
         };
-        /** @description Once the process is completed: a presigned URL to download the file; null before */
+        /** @description A presigned GET of the export's file (.jsonl.gz) */
         ExportDownload: {
             /**
              * Format: uri
@@ -9931,7 +9932,7 @@ export interface components {
             headers: {
                 [key: string]: string;
             };
-        } | null;
+        };
         TransportPage: {
             /** @description The records of this page */
             data: components["schemas"]["Transport"][];
@@ -51943,7 +51944,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    createSchoolExport: {
+    exportSchool: {
         parameters: {
             query?: never;
             header?: {
@@ -52260,7 +52261,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    createMyExport: {
+    exportMyData: {
         parameters: {
             query?: never;
             header?: {

@@ -223,6 +223,30 @@ describe("school export", () => {
   });
 });
 
+describe("the README's export walk (Export a school)", () => {
+  it("POST, the bulk queue, GET, then the presigned URL downloads the gzipped lines", async () => {
+    // The README signs in the school admin of school 1 through `npm run token`: a token of theirs.
+    const admin = await t.signIn(DEMO.northAdmin.phone);
+    const res = await t.request("/api/v1/school/1/export", { method: "POST", token: admin.accessToken });
+    expect(res.status).toBe(202);
+    const started = (await res.json()) as Export;
+    expect(started.status).toBe("queued");
+    await deliver([{ id: `readme-${started.id}`, body: sent.at(-1) }]);
+    const polled = await t.request(`/api/v1/school/1/export/${started.id}`, { token: admin.accessToken });
+    const url = ((await polled.json()) as Export).download?.url;
+    expect(url).toBeDefined();
+    // The presigned URL, answered by the app as the dev server answers it (S3_ENDPOINT /dev/s3).
+    const file = await t.app.request(url ?? "", {}, env);
+    expect(file.status).toBe(200);
+    const body = file.body;
+    if (!body) throw new Error("no body");
+    const text = await new Response(body.pipeThrough(new DecompressionStream("gzip"))).text();
+    const [first, second] = text.split("\n").map((l) => (l === "" ? undefined : JSON.parse(l)));
+    expect(first).toMatchObject({ export: "school", school: 1, format: 1 });
+    expect(second).toMatchObject({ table: "school", row: { id: 1, name: "Northside Demo School" } });
+  });
+});
+
 describe("a person's own export", () => {
   async function exportOf(token: string) {
     const res = await t.request("/api/v1/user/me/export", { method: "POST", token });

@@ -22,11 +22,13 @@ import { type Ctx, schoolOf } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
+import { orNull } from "../../lib/nullable";
 import { recordId } from "../../lib/params";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { SIGNED_URL_SECONDS } from "../document/api";
+import { permissions as schoolPermissions } from "../school/api";
 import { EXPORT_CONTENT_TYPE } from "./export";
 import { permissions } from "./permissions";
 import { bulkProcessResource } from "./resource";
@@ -40,7 +42,7 @@ const Download = z
 
 const ExportRecord = bulkProcessResource.record
   .extend({
-    download: Download.nullable().openapi({
+    download: orNull(Download).openapi({
       description: "Once the process is completed: a presigned URL to download the file; null before",
     }),
   })
@@ -64,7 +66,9 @@ const MyExportParams = z.object({
 
 /** The school `id` as the caller reaches it: a school admin only their own (another is a 404). */
 async function schoolCtx(ctx: Ctx, id: number): Promise<Ctx> {
-  if (!ctx.isSuperAdmin && ctx.schoolId !== id) throw notFound(m`School ${id} not found`);
+  // As every school route decides (the school module's `visibleSchools`): the platform's operators
+  // (school.write) reach every school, a member only the one they act in.
+  if (ctx.schoolId !== id && !ctx.can(schoolPermissions.write)) throw notFound(m`School ${id} not found`);
   if (!(await Schools.find(ctx, id))) throw notFound(m`School ${id} not found`);
   return { ...ctx, schoolId: id };
 }
@@ -143,12 +147,12 @@ const SCHOOL_DESCRIPTION =
   "presigned download URL once it is completed. The super-admin exports any school; a school administrator " +
   "(school.export) their own. docs/operations.md says what to do with it.";
 
-export const createSchoolExport = operation(
+export const exportSchool = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/school/{id}/export",
     tag: "Schools",
-    operationId: "createSchoolExport",
+    operationId: "exportSchool",
     summary: "Export every record of a school (202: the bulk process writing the file)",
     description: SCHOOL_DESCRIPTION,
     access: permissions.export,
@@ -178,12 +182,12 @@ export const getSchoolExport = operation(
   async (ctx, { params }) => read(await schoolCtx(ctx, params.id), params.exportId, "school-export"),
 );
 
-export const createMyExport = operation(
+export const exportMyData = operation(
   defineRoute({
     method: "post",
     path: "/api/v1/user/me/export",
     tag: "People",
-    operationId: "createMyExport",
+    operationId: "exportMyData",
     summary: "Export my own data in the current school (a privacy request; 202: the bulk process writing the file)",
     description:
       "Writes, as JSON lines (gzipped), the caller's user row and what is theirs in the current school: their " +

@@ -35,9 +35,9 @@ export default defineModule({
         uploads.uploadGroupsFile,
         uploads.uploadRouteStudentsFile,
         uploads.getBulkProcessTemplate,
-        exports.createSchoolExport,
+        exports.exportSchool,
         exports.getSchoolExport,
-        exports.createMyExport,
+        exports.exportMyData,
         exports.getMyExport,
       ],
     };
