@@ -21,7 +21,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { Miniflare } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 import { buildDefines } from "../scripts/build-info";
 
@@ -53,11 +53,12 @@ export const BUDGETS = {
    * update (checked where routes are served, its write guard, ten more routes), the guardian link's
    * answer with names and its GET, and the bounds the document now declares (+1.2 KiB on their own
    * branch) 576 KiB, 584 KiB with the afternoon's decisions that stay true, CORS and the declared
-   * headers (583.5 KiB measured after the session's merges). Size is the proxy; what the platform limits is start-up,
+   * headers (583.5 KiB measured after the session's merges); 590 KiB with issue 34's school and
+   * personal exports (the whole-table reader src/db/dump.ts, the export writer, four routes: 589.5 KiB). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 584 * 1024,
+  gzipBytes: 590 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
@@ -188,23 +189,21 @@ export function workerBindings(extra: Record<string, string> = {}) {
 /** Serves a built bundle in workerd (one Worker, `api`), e.g. to compare its answers with the source's. */
 export async function serveBundle(bundle: Bundle, extra: Record<string, string> = {}, logs: string[] = []) {
   const contents = await readFile(path.join(bundle.outdir, bundle.main), "utf8");
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      handleStructuredLogs: (log) => {
-        logs.push(`${log.level}: ${log.message}`);
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    handleStructuredLogs: (log: { level: string; message: string }) => {
+      logs.push(`${log.level}: ${log.message}`);
+    },
+    workers: [
+      {
+        ...workerBindings(extra),
+        name: "api",
+        modulesRoot: bundle.outdir,
+        modules: [{ type: "ESModule", path: path.join(bundle.outdir, bundle.main), contents }],
       },
-      workers: [
-        {
-          ...workerBindings(extra),
-          name: "api",
-          modulesRoot: bundle.outdir,
-          modules: [{ type: "ESModule", path: path.join(bundle.outdir, bundle.main), contents }],
-        },
-      ],
-    }),
-  );
+    ],
+  });
   await mf.ready;
   return mf;
 }
@@ -310,18 +309,16 @@ export async function measureStartup(bundle: Bundle, samples = 9, reference?: Bu
   });
   const ids = ["warmup", ...Array.from({ length: samples }, (_, i) => String(i))];
   const before = new Set(workerdPids());
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      handleStructuredLogs: () => {},
-      workers: ids.flatMap((id) => [
-        worker(`bundle-${id}`, contents, bundle.outdir),
-        worker(`empty-${id}`, EMPTY_WORKER, bundle.outdir),
-        ...(reference && yardstick ? [worker(`reference-${id}`, yardstick, reference.outdir)] : []),
-      ]),
-    }),
-  );
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    handleStructuredLogs: () => {},
+    workers: ids.flatMap((id) => [
+      worker(`bundle-${id}`, contents, bundle.outdir),
+      worker(`empty-${id}`, EMPTY_WORKER, bundle.outdir),
+      ...(reference && yardstick ? [worker(`reference-${id}`, yardstick, reference.outdir)] : []),
+    ]),
+  });
   try {
     await mf.ready;
     const pids = workerdPids().filter((pid) => !before.has(pid));

@@ -35,7 +35,7 @@ export const EXPORT_FORMAT = 1;
 
 /** JSON lines through gzip, as they are written. */
 class GzipLines {
-  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly writer: ReturnType<CompressionStream["writable"]["getWriter"]>;
   private readonly bytes: Promise<ArrayBuffer>;
   private readonly encoder = new TextEncoder();
   lines = 0;
