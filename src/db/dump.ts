@@ -9,8 +9,7 @@
  * columns) is written null: the accessors' `secret` columns, and the tables left out entirely
  * (sign-in codes, refresh tokens, idempotency keys, rate limits, queue receipts, development outboxes).
  */
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { getTableConfig, type SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import * as address from "./schema/address";
 import * as administrativeUser from "./schema/administrative-user";
@@ -43,8 +42,8 @@ import * as transportRules from "./schema/transport-rules";
 import * as trustedAddress from "./schema/trusted-address";
 import * as trustedPerson from "./schema/trusted-person";
 import * as user from "./schema/user";
-import { and, Column, getTableName, is, type SQL, sql, Table } from "./sql";
-import { Data } from "./table";
+import { and, getTableColumns, getTableName, is, type SQL, sql } from "./sql";
+import { Data, type RecordTable } from "./table";
 
 /**
  * Every schema file but those of tables no export carries: auth.ts (sign-in codes, refresh
@@ -98,7 +97,7 @@ export interface DumpTable {
   /** The school column, when the table has one. */
   school: SQLiteColumn | undefined;
   /** The accessor, when the table has one. */
-  data: Data<never> | undefined;
+  data: Data<RecordTable> | undefined;
   /** Columns that reference another table: `{ column, table }` (the referenced table's SQL name). */
   references: { column: SQLiteColumn; table: string }[];
 }
@@ -110,9 +109,8 @@ export function dumpTables(): DumpTable[] {
   if (memo) return memo;
   const byName = new Map<string, DumpTable>();
   for (const schema of SCHEMAS) {
-    for (const value of Object.values(schema)) {
-      if (!is(value, Table)) continue;
-      const table = value as SQLiteTable;
+    for (const table of Object.values(schema)) {
+      if (!is(table, SQLiteTable)) continue;
       const name = getTableName(table);
       if (byName.has(name)) continue;
       const config = getTableConfig(table);
@@ -131,18 +129,14 @@ export function dumpTables(): DumpTable[] {
         }),
       });
     }
-    for (const value of Object.values(schema)) {
-      if (!(value instanceof Data)) continue;
-      const entry = byName.get(getTableName(value.table));
+    for (const data of Object.values(schema)) {
+      if (!(data instanceof Data)) continue;
+      const entry = byName.get(getTableName(data.table));
       // The first accessor of a table (another, `X.as(entity)`, names the same rows).
       if (!entry || entry.data) continue;
-      entry.data = value as Data<never>;
-      const secret = new Set<string>();
-      for (const key of value.audit.secret ?? []) {
-        const column = (value.table as unknown as Record<string, unknown>)[key];
-        if (is(column, Column)) secret.add((column as SQLiteColumn).name);
-      }
-      entry.secret = secret;
+      entry.data = data;
+      const byKey = getTableColumns(data.table);
+      entry.secret = new Set((data.audit.secret ?? []).flatMap((key) => byKey[key]?.name ?? []));
     }
   }
   memo = [...byName.values()];

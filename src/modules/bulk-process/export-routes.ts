@@ -107,8 +107,8 @@ async function start(ctx: Ctx, entity: ExportEntity) {
     .add(
       ...BulkProcesses.insert(ctx, {
         entity,
-        // The document this batch just inserted (drizzle takes an SQL value; the type says number).
-        documentId: Documents.insertedId() as unknown as number,
+        // The document this batch has just inserted.
+        documentId: Documents.insertedId(),
         status: "queued",
         createdBy: ctx.userId,
         // Its errors, if any, are written in the language of whoever asked.
@@ -142,7 +142,7 @@ async function read(ctx: Ctx, id: number, entity: ExportEntity) {
 const SCHOOL_DESCRIPTION =
   "Writes every record of the school as JSON lines (gzipped): a first line saying what the file is, " +
   'one line per row (`{"table":"student","row":{...}}`, the row\'s SQL columns) of the school\'s own row and ' +
-  'every table with a school_id, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). ' +
+  'of every table with rows of the school, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). ' +
   "The bulk queue writes it: follow the process with GET /api/v1/school/{id}/export/{exportId}, which answers a " +
   "presigned download URL once it is completed. The super-admin exports any school; a school administrator " +
   "(school.export) their own. docs/operations.md says what to do with it.";
