@@ -2446,7 +2446,7 @@ export interface paths {
         put?: never;
         /**
          * Export every record of a school (202: the bulk process writing the file)
-         * @description Writes every record of the school as JSON lines (gzipped): a first line saying what the file is, one line per row (`{"table":"student","row":{...}}`, the row's SQL columns) of the school's own row and every table with a school_id, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). The bulk queue writes it: follow the process with GET /api/v1/school/{id}/export/{exportId}, which answers a presigned download URL once it is completed. The super-admin exports any school; a school administrator (school.export) their own. docs/operations.md says what to do with it.
+         * @description Writes every record of the school as JSON lines (gzipped): a first line saying what the file is, one line per row (`{"table":"student","row":{...}}`, the row's SQL columns) of the school's own row and of every table with rows of the school, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). The bulk queue writes it: follow the process with GET /api/v1/school/{id}/export/{exportId}, which answers a presigned download URL once it is completed. The super-admin exports any school; a school administrator (school.export) their own. docs/operations.md says what to do with it.
          */
         post: operations["exportSchool"];
         delete?: never;
