@@ -21,7 +21,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { Miniflare } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 import { buildDefines } from "../scripts/build-info";
 
@@ -53,11 +53,13 @@ export const BUDGETS = {
    * update (checked where routes are served, its write guard, ten more routes), the guardian link's
    * answer with names and its GET, and the bounds the document now declares (+1.2 KiB on their own
    * branch) 576 KiB, 584 KiB with the afternoon's decisions that stay true, CORS and the declared
-   * headers (583.5 KiB measured after the session's merges). Size is the proxy; what the platform limits is start-up,
+   * headers (583.5 KiB measured after the session's merges); 590 KiB with issue 34's school and
+   * personal exports (the whole-table reader src/db/dump.ts, the export writer, four routes: 589.5 KiB);
+   * 592 KiB with the Spanish names of states and modules and zod's refusals of ours (591.0 KiB). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 584 * 1024,
+  gzipBytes: 592 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
@@ -65,10 +67,11 @@ export const BUDGETS = {
    * until the PDFs' pdf-lib and fontkit brought it to 591.9 KiB (the D1 one 572.1; 2026-12-06), 600
    * KiB until the afternoon's decisions that stay true, finding 9's schemas and If-Match, issue 34's
    * CORS, headers and route options brought the libSQL entry to 603.6 KiB (the D1 one 583.5 KiB;
-   * 2026-12-06), 610 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
+   * 2026-12-06), 610 KiB until issue 34's exports and Spanish names brought it to 610.9 KiB (the D1
+   * one 591.0; 2026-12-06), 620 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
    * is our own line, to notice growth); loading route definitions with their modules is what keeps it.
    */
-  ceilingGzipBytes: 610 * 1024,
+  ceilingGzipBytes: 620 * 1024,
   /**
    * Module evaluation (the script's global scope, what the platform's start-up limit counts), in a
    * fresh isolate: the median of 15 isolates of `normalisedEvaluation` CPU time (`measureStartup`),
@@ -188,23 +191,21 @@ export function workerBindings(extra: Record<string, string> = {}) {
 /** Serves a built bundle in workerd (one Worker, `api`), e.g. to compare its answers with the source's. */
 export async function serveBundle(bundle: Bundle, extra: Record<string, string> = {}, logs: string[] = []) {
   const contents = await readFile(path.join(bundle.outdir, bundle.main), "utf8");
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      handleStructuredLogs: (log) => {
-        logs.push(`${log.level}: ${log.message}`);
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    handleStructuredLogs: (log: { level: string; message: string }) => {
+      logs.push(`${log.level}: ${log.message}`);
+    },
+    workers: [
+      {
+        ...workerBindings(extra),
+        name: "api",
+        modulesRoot: bundle.outdir,
+        modules: [{ type: "ESModule", path: path.join(bundle.outdir, bundle.main), contents }],
       },
-      workers: [
-        {
-          ...workerBindings(extra),
-          name: "api",
-          modulesRoot: bundle.outdir,
-          modules: [{ type: "ESModule", path: path.join(bundle.outdir, bundle.main), contents }],
-        },
-      ],
-    }),
-  );
+    ],
+  });
   await mf.ready;
   return mf;
 }
@@ -310,18 +311,16 @@ export async function measureStartup(bundle: Bundle, samples = 9, reference?: Bu
   });
   const ids = ["warmup", ...Array.from({ length: samples }, (_, i) => String(i))];
   const before = new Set(workerdPids());
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      handleStructuredLogs: () => {},
-      workers: ids.flatMap((id) => [
-        worker(`bundle-${id}`, contents, bundle.outdir),
-        worker(`empty-${id}`, EMPTY_WORKER, bundle.outdir),
-        ...(reference && yardstick ? [worker(`reference-${id}`, yardstick, reference.outdir)] : []),
-      ]),
-    }),
-  );
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    handleStructuredLogs: () => {},
+    workers: ids.flatMap((id) => [
+      worker(`bundle-${id}`, contents, bundle.outdir),
+      worker(`empty-${id}`, EMPTY_WORKER, bundle.outdir),
+      ...(reference && yardstick ? [worker(`reference-${id}`, yardstick, reference.outdir)] : []),
+    ]),
+  });
   try {
     await mf.ready;
     const pids = workerdPids().filter((pid) => !before.has(pid));

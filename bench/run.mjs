@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { Miniflare } from "miniflare";
 import { tsImport } from "tsx/esm/api";
 import { unstable_readConfig } from "wrangler";
 
@@ -228,9 +228,7 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
       counted(`${name}-counted`, build.outdir, contents, base),
     ];
   };
-  // Miniflare 5 takes a new option shape; the v4 shape (the documented one, and what the vitest
-  // pool passes) goes through its converter.
-  return convertV4MiniflareOptions({
+  return {
     host: "127.0.0.1",
     port: 0,
     ...(process.env.BENCH_D1_PERSIST ? { resourcePersistencePath: process.env.BENCH_D1_PERSIST } : {}),
@@ -253,7 +251,7 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
       },
       counted("floor-counted", BENCH, floor, floorSettings),
     ],
-  });
+  };
 }
 
 /** The host the baseline Worker answers (Miniflare routes by host). */

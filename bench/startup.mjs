@@ -23,7 +23,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { Miniflare } from "miniflare";
 import { tsImport } from "tsx/esm/api";
 import { loadSourceMap, markdown, profile, startupByModule, summarise } from "./profile.mjs";
 
@@ -71,20 +71,18 @@ try {
   const variant = await buildProfilingVariant(path.join(tmp, "lazy"));
   const contents = readFileSync(path.join(variant.outdir, variant.main), "utf8");
   const names = Array.from({ length: ISOLATES + 1 }, (_, i) => `startup-${i}`);
-  mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: 0,
-      inspectorPort: 0,
-      handleStructuredLogs: () => {},
-      workers: names.map((name) => ({
-        ...workerBindings(),
-        name,
-        modulesRoot: variant.outdir,
-        modules: [{ type: "ESModule", path: path.join(variant.outdir, variant.main), contents }],
-      })),
-    }),
-  );
+  mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    inspectorPort: 0,
+    handleStructuredLogs: () => {},
+    workers: names.map((name) => ({
+      ...workerBindings(),
+      name,
+      modulesRoot: variant.outdir,
+      modules: [{ type: "ESModule", path: path.join(variant.outdir, variant.main), contents }],
+    })),
+  });
   await mf.ready;
   const bundles = { [variant.main]: loadSourceMap(path.join(variant.outdir, variant.main), ROOT) };
   const out = path.join(ROOT, "bench/.data");

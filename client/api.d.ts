@@ -2441,6 +2441,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/school/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export every record of a school (202: the bulk process writing the file)
+         * @description Writes every record of the school as JSON lines (gzipped): a first line saying what the file is, one line per row (`{"table":"student","row":{...}}`, the row's SQL columns) of the school's own row and of every table with rows of the school, then one line per object-storage key its rows name (`{"object":"1/documents/x.pdf"}`). The bulk queue writes it: follow the process with GET /api/v1/school/{id}/export/{exportId}, which answers a presigned download URL once it is completed. The super-admin exports any school; a school administrator (school.export) their own. docs/operations.md says what to do with it.
+         */
+        post: operations["exportSchool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/school/{id}/export/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A school export: its bulk process, and a presigned download URL once completed */
+        get: operations["getSchoolExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export my own data in the current school (a privacy request; 202: the bulk process writing the file)
+         * @description Writes, as JSON lines (gzipped), the caller's user row and what is theirs in the current school: their memberships, parent and guardian rows, their children and families, the permissions and tasks of those children, their notifications, devices (token values left out), delegations and answers; never a row that names another family's student, family or parent. Follow it with GET /api/v1/user/me/export/{id}, which answers a presigned download URL once it is completed.
+         */
+        post: operations["exportMyData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/me/export/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of my exports: its bulk process, and a presigned download URL once completed */
+        get: operations["getMyExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transport": {
         parameters: {
             query?: never;
@@ -9744,11 +9818,11 @@ export interface components {
              */
             updatedAt: string;
             /**
-             * @description What the spreadsheet holds
+             * @description What the spreadsheet holds; or, for `school-export` and `user-export`, what the file written holds
              * @enum {string}
              */
-            entity: "students" | "teachers" | "families" | "groups" | "route-students" | "administrative-staff";
-            /** @description The uploaded spreadsheet (a document of the school) */
+            entity: "students" | "teachers" | "families" | "groups" | "route-students" | "administrative-staff" | "school-export" | "user-export";
+            /** @description The uploaded spreadsheet (a document of the school); of an export, the file written */
             documentId: number;
             /**
              * @description queued -> processing -> completed | failed
@@ -9836,6 +9910,37 @@ export interface components {
              * @example 1
              */
             documentId: number;
+        };
+        Export: components["schemas"]["BulkProcess"] & {
+            /** @description Once the process is completed: a presigned URL to download the file; null before */
+            download: components["schemas"]["ExportDownload"] | null;
+        };
+        /** @description A presigned GET of the export's file (.jsonl.gz) */
+        ExportDownload: {
+            /**
+             * Format: uri
+             * @description The presigned URL
+             */
+            url: string;
+            /**
+             * @description The method the URL is signed for: PUT to upload, GET to download
+             * @enum {string}
+             */
+            method: "GET" | "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working (300 s)
+             */
+            expiresAt: string;
+            /**
+             * @description Headers to send with the request
+             * @example {
+             *       "content-type": "application/gzip"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
         };
         TransportPage: {
             /** @description The records of this page */
@@ -51853,6 +51958,645 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/bulk-process/template/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportSchool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, queued */
+            202: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/school/abc/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/school/42/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission school.export in school 1",
+                     *       "instance": "/api/v1/school/42/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/school/42/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/school/42/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/school/42/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSchoolExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+                /** @description The export's bulk process id */
+                exportId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/school/abc/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/school/42/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission school.export in school 1",
+                     *       "instance": "/api/v1/school/42/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/school/42/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportMyData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, queued */
+            202: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "X-School-Id must be a positive integer",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "X-School-Id",
+                     *           "message": "Expected a positive integer"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "You have no role in school 1",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/me/export",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description The export's bulk process id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/user/me/export/abc",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/me/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "You have no role in school 1",
+                     *       "instance": "/api/v1/user/me/export/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/me/export/42",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */

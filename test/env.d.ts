@@ -1,7 +1,19 @@
 /// <reference types="vite/client" />
-import type { D1Migration } from "@cloudflare/vitest-plugin";
+import type { D1Migration } from "@cloudflare/vitest-pool-workers";
 
 declare global {
+  /**
+   * What `getQueueResult` (cloudflare:test) answers: @cloudflare/vitest-pool-workers 0.15 names this
+   * type without declaring it (workerd's own name for a queue() call's outcome).
+   */
+  interface FetcherQueueResult {
+    outcome: string;
+    ackAll: boolean;
+    retryBatch: { retry: boolean; delaySeconds?: number };
+    explicitAcks: string[];
+    retryMessages: { msgId: string; delaySeconds?: number }[];
+  }
+
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];

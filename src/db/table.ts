@@ -18,7 +18,7 @@
  *   .where(contains(documents.name, "report")).orderBy(asc(documents.id)).limit(20).all();
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx, SchoolCtx } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
@@ -58,6 +58,11 @@ export type InsertValues<T extends RecordTable> = Omit<
   T["$inferInsert"],
   "id" | "schoolId" | "createdAt" | "updatedAt"
 >;
+/**
+ * Column values an insert may set: a value, or an SQL expression (the id of a row the same batch
+ * inserted before it: `X.insertedId()`).
+ */
+export type InsertSet<T extends RecordTable> = { [K in keyof InsertValues<T>]: InsertValues<T>[K] | SQL };
 /** Column values an update may set (a value or an SQL expression over the row). */
 export type SetValues<T extends RecordTable> = { [K in keyof InsertValues<T>]?: InsertValues<T>[K] | SQL };
 
@@ -233,10 +238,10 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * INSERT of one row in the current school (returning it) and its audit row; `changes` replaces
    * the audit row's changes (an SQL JSON object over the new row) when the record is more than its columns.
    */
-  insert(ctx: C, values: InsertValues<T>, options: { changes?: SQL } = {}) {
+  insert(ctx: C, values: InsertSet<T>, options: { changes?: SQL } = {}) {
     const at = now(ctx);
     const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
-    const row: T["$inferInsert"] = {
+    const row: SQLiteInsertValue<T> = {
       ...values,
       createdAt: at,
       updatedAt: at,

@@ -15,6 +15,7 @@ import { unavailable } from "../db/transient";
 import { currentLanguage } from "./language";
 import { errorFields, log } from "./log";
 import { anyOf, Message, m, verbatim } from "./message";
+import { moduleName, stateName } from "./names";
 
 export const PROBLEMS = {
   400: { type: "validation-error", title: m`Invalid request` },
@@ -179,7 +180,8 @@ export const say = {
     schoolId === null ? m`Missing permission ${permission}` : m`Missing permission ${permission} in school ${schoolId}`,
   noRoleIn: (schoolId: number) => m`You have no role in school ${schoolId}`,
   noRoleAnywhere: m`You have no role in any school`,
-  moduleDisabled: (module: string, schoolId: number) => m`The ${module} module is disabled in school ${schoolId}`,
+  moduleDisabled: (module: string, schoolId: number) =>
+    m`The ${moduleName(module)} module is disabled in school ${schoolId}`,
   /**
    * The document's 404 of a record its path names (a label and an id, English): each verb throws
    * its own whole sentence (`` notFound(m`Student ${id} not found`) ``), which reads the same in English.
@@ -188,7 +190,7 @@ export const say = {
     id === undefined ? `${what} not found` : `${what} ${id} not found`,
   /** A guarded change from a state the action does not start from. */
   wrongState: (label: Message, id: number, state: string, action: string, states: readonly string[]) =>
-    m`${label} ${id} is ${state}; ${action} needs it to be ${anyOf(states)}`,
+    m`${label} ${id} is ${stateName(state)}; ${action} needs it to be ${anyOf(states.map(stateName))}`,
   /** `If-Match` naming a version that is no longer current. */
   changedSinceRead: (label: Message, id: number) =>
     m`${label} ${id} changed since it was read (If-Match); read it again and reapply the change`,

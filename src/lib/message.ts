@@ -136,7 +136,60 @@ const zodLocales: Partial<Record<Language, ReturnType<typeof en>>> = {};
 z.config({
   localeError: (issue) => {
     const language = currentLanguage();
+    const ours = ourZodMessage(issue, language);
+    if (ours) return ours.render(language);
     zodLocales[language] ??= ZOD_LOCALES[language]();
     return zodLocales[language].localeError(issue);
   },
 });
+
+type ZodIssue = z.core.$ZodRawIssue;
+
+/**
+ * Where zod's own words do not read as a person writes: a value that is missing is "Required"
+ * (zod: "expected string, received undefined"), in every language; and in Spanish, where the locale
+ * translates word for word ("se esperaba que texto tuviera >=1 caracteres"), the common cases are
+ * our sentences. Anything else is zod's locale.
+ */
+function ourZodMessage(issue: ZodIssue, language: Language): Message | undefined {
+  if (issue.code === "invalid_type" && issue.input === undefined) return m`Required`;
+  if (language !== "es") return undefined;
+  const n = (v: number | bigint) => Number(v);
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.expected === "number" || issue.expected === "int") return m`Expected a number`;
+      if (issue.expected === "string") return m`Expected text`;
+      if (issue.expected === "boolean") return m`Expected true or false`;
+      if (issue.expected === "array") return m`Expected a list`;
+      if (issue.expected === "object") return m`Expected an object`;
+      return undefined;
+    case "too_small": {
+      const min = n(issue.minimum);
+      if (issue.origin === "string") {
+        return min === 1 ? m`Must not be empty` : m`Must have at least ${min} characters`;
+      }
+      if (issue.origin === "array" || issue.origin === "set") {
+        return min === 1 ? m`Must have at least one item` : m`Must have at least ${min} items`;
+      }
+      if (issue.origin === "number" || issue.origin === "int") {
+        return issue.inclusive ? m`Must be ${min} or more` : m`Must be more than ${min}`;
+      }
+      return undefined;
+    }
+    case "too_big": {
+      const max = n(issue.maximum);
+      if (issue.origin === "string") return m`Must have at most ${max} characters`;
+      if (issue.origin === "array" || issue.origin === "set") return m`Must have at most ${max} items`;
+      if (issue.origin === "number" || issue.origin === "int") {
+        return issue.inclusive ? m`Must be ${max} or less` : m`Must be less than ${max}`;
+      }
+      return undefined;
+    }
+    case "invalid_value":
+      return issue.values.length === 1
+        ? m`Must be ${JSON.stringify(issue.values[0])}`
+        : m`Must be one of ${anyOf(issue.values.map((v: unknown) => JSON.stringify(v)))}`;
+    default:
+      return undefined;
+  }
+}

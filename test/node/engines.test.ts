@@ -24,9 +24,8 @@ const floor = semver.minVersion(range)?.version ?? "";
  * docs/architecture.md ("Tooling versions") says more.
  */
 const KNOWN: Record<string, string> = {
-  // @cloudflare/vitest-plugin and the bench need miniflare 5 (its V4 options conversion); every
-  // miniflare 5 declares Node 22, and this one runs the suite on Node 20.
-  "node_modules/miniflare": "miniflare 5 declares Node 22; the vitest plugin needs it, and it runs on Node 20",
+  // None: the vitest pool is @cloudflare/vitest-pool-workers 0.15.1, whose miniflare (4.20260426.0,
+  // Node >= 18) is wrangler 4.86's own (docs/decisions.md "One miniflare, on Node 20").
 };
 
 describe(`Node ${range}`, () => {

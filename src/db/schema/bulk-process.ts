@@ -4,14 +4,26 @@ import { dataTable } from "../table";
 import { record, schoolId, users } from "./core";
 import { documents } from "./document";
 
-/** An Excel import run by the bulk queue. */
+/**
+ * An Excel import run by the bulk queue, or an export the queue writes (`school-export`: every
+ * record of the school; `user-export`: one person's own data), whose document is the file written.
+ */
 export const bulkProcesses = sqliteTable(
   "bulk_process",
   {
     ...record,
     schoolId: schoolId(),
     entity: text("entity", {
-      enum: ["students", "teachers", "families", "groups", "route-students", "administrative-staff"],
+      enum: [
+        "students",
+        "teachers",
+        "families",
+        "groups",
+        "route-students",
+        "administrative-staff",
+        "school-export",
+        "user-export",
+      ],
     }).notNull(),
     documentId: integer("document_id")
       .notNull()

@@ -5,6 +5,7 @@
  */
 import type { ProblemCase } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 
 /** The details, by operation. */
 export const appointmentSays = {
@@ -24,7 +25,7 @@ export const appointmentSays = {
       ", ",
     )}`,
   slotsChanged: (id: number) => m`Session ${id}'s slots changed meanwhile (a booking); try again`,
-  publishedAlready: (id: number, state: string) => m`Session ${id} is ${state} already`,
+  publishedAlready: (id: number, state: string) => m`Session ${id} is ${stateName(state)} already`,
   noSlotAhead: (id: number) => m`Session ${id} has no slot ahead: add days and generate slots first`,
   publishedMeanwhile: (id: number) => m`Session ${id} was published (or deleted) meanwhile`,
   // Days

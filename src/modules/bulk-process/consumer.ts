@@ -12,6 +12,10 @@
  * counted anew. Importers write with upserts, so rows a stopped run wrote are updated, not doubled.
  * A finished process is never run again.
  *
+ * An export (`school-export`, `user-export`: export.ts) runs the same way, claimed by the same
+ * batch: it writes its file (the process's document) instead of reading one; a run taken up again
+ * writes the same key again.
+ *
  * Teachers and administrative staff (people-import.ts), families (family-import.ts), groups
  * (group-import.ts) and route students (route-student-import.ts) have importers. The other entities do not yet, so a process whose file is in storage ends `failed` with "No importer for <entity> yet":
  * nobody should believe an import happened when it did not.
@@ -43,7 +47,7 @@ export { BULK_QUEUE } from "./queue";
 
 import { BULK_QUEUE } from "./queue";
 
-type Claimed = { id: number; entity: string; documentId: number; language: Language };
+type Claimed = { id: number; entity: string; documentId: number; language: Language; createdBy: number | null };
 
 export const consumeBulkProcess: Consumer = async (deps, message) => {
   const parsed = BulkMessage.safeParse(message.body);
@@ -88,6 +92,7 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       entity: bulkProcesses.entity,
       documentId: bulkProcesses.documentId,
       language: bulkProcesses.language,
+      createdBy: bulkProcesses.createdBy,
     }),
   );
   const file = batch.read(
@@ -140,6 +145,10 @@ const fileError = (message: Message): Outcome => ({ errors: [{ row: 0, message }
 async function runImport(ctx: SchoolCtx, process: Claimed, slug: string | undefined): Promise<Outcome> {
   const { deps } = ctx;
   if (slug === undefined) return fileError(m`Document ${process.documentId} not found`);
+  // An export writes its file rather than reading one (export.ts).
+  if (process.entity === "school-export" || process.entity === "user-export") {
+    return (await import("./export")).writeExport(ctx, { ...process, entity: process.entity }, slug);
+  }
   // R2 has no POST-policy uploads: the object may never have been uploaded under its key.
   const head = await deps.storage.head(slug);
   if (!head) return fileError(m`Uploaded file ${slug} not found in storage`);

@@ -11,13 +11,16 @@ export default defineModule({
     "/api/v1/family/upload-file",
     "/api/v1/group/upload-file",
     "/api/v1/route-student/upload-file",
+    "/api/v1/school/:id/export",
+    "/api/v1/user/me/export",
   ],
   permissions,
   load: async () => {
-    const [{ listBulkProcesses, getBulkProcess }, routes, uploads] = await Promise.all([
+    const [{ listBulkProcesses, getBulkProcess }, routes, uploads, exports] = await Promise.all([
       import("./resource"),
       import("./routes"),
       import("./uploads"),
+      import("./export-routes"),
     ]);
     return {
       operations: [
@@ -32,6 +35,10 @@ export default defineModule({
         uploads.uploadGroupsFile,
         uploads.uploadRouteStudentsFile,
         uploads.getBulkProcessTemplate,
+        exports.exportSchool,
+        exports.getSchoolExport,
+        exports.exportMyData,
+        exports.getMyExport,
       ],
     };
   },

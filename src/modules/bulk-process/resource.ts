@@ -14,6 +14,15 @@ import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { permissions } from "./permissions";
 
 export const ENTITIES = bulkProcesses.entity.enumValues;
+/** What a spreadsheet may hold: every entity but the exports, which only their own routes start (export.ts). */
+export const IMPORT_ENTITIES = [
+  "students",
+  "teachers",
+  "families",
+  "groups",
+  "route-students",
+  "administrative-staff",
+] as const satisfies readonly (typeof ENTITIES)[number][];
 export const STATUSES = bulkProcesses.status.enumValues;
 
 const RowErrorSchema = z
@@ -42,8 +51,13 @@ export const bulkProcessResource = defineResource({
   scope: "school",
   data: BulkProcesses,
   record: RecordBase.extend({
-    entity: z.enum(ENTITIES).openapi({ description: "What the spreadsheet holds" }),
-    documentId: z.number().int().openapi({ description: "The uploaded spreadsheet (a document of the school)" }),
+    entity: z.enum(ENTITIES).openapi({
+      description: "What the spreadsheet holds; or, for `school-export` and `user-export`, what the file written holds",
+    }),
+    documentId: z
+      .number()
+      .int()
+      .openapi({ description: "The uploaded spreadsheet (a document of the school); of an export, the file written" }),
     status: z.enum(STATUSES).openapi({ description: "queued -> processing -> completed | failed" }),
     totalRows: z.number().int().openapi({ description: "Data rows in the file (the header aside); 0 until read" }),
     processedRows: z.number().int().openapi({ description: "Rows imported so far (the refused ones are in `errors`)" }),

@@ -17,7 +17,7 @@ import { permissions as teacher } from "../teacher/api";
 import { FAMILY_ROLE } from "./family-import";
 import { IMPORTS } from "./people-import";
 import { permissions } from "./permissions";
-import { bulkProcessResource, ENTITIES } from "./resource";
+import { bulkProcessResource, type ENTITIES, IMPORT_ENTITIES } from "./resource";
 import { enqueue, remove, requeue } from "./service";
 
 type Entity = (typeof ENTITIES)[number];
@@ -55,7 +55,7 @@ async function mayImport(ctx: SchoolCtx, entity: Entity) {
 export const create = bulkProcessResource.create({
   access: permissions.write,
   input: z.object({
-    entity: z.enum(ENTITIES).openapi({ example: "students", description: "What the spreadsheet holds" }),
+    entity: z.enum(IMPORT_ENTITIES).openapi({ example: "students", description: "What the spreadsheet holds" }),
     documentId: z
       .number()
       .int()

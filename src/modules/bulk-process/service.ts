@@ -16,6 +16,7 @@ import { ApiError } from "../../lib/errors";
 import type { Language } from "../../lib/language";
 import { errorFields, log } from "../../lib/log";
 import { type Message, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { bulkProcessResource } from "./resource";
 
 /** The message the bulk queue carries: which process, and the school it must belong to. */
@@ -72,7 +73,7 @@ export async function requeue(ctx: SchoolCtx, id: number): Promise<void> {
     action: "requeue",
     set: { status: "queued", errors: [], totalRows: 0, processedRows: 0, startedAt: null, finishedAt: null },
     from: { column: bulkProcesses.status, states: ["failed"] },
-    conflict: (state) => m`Bulk process ${id} is ${state}; only a failed process can be queued again`,
+    conflict: (state) => m`Bulk process ${id} is ${stateName(state)}; only a failed process can be queued again`,
   });
   await enqueue(ctx, id);
 }

@@ -14,7 +14,6 @@ import { BUILTIN_ROLES, type PermissionDef } from "../../lib/access";
 import type { MemberCtx, SchoolCtx } from "../../lib/context";
 import { validToday } from "../../lib/zoned-time";
 
-
 /**
  * The delegations of a user that may be valid today somewhere (`delegationsAround`), each with its
  * school's time zone and the parent role's permission ids (one row per permission).

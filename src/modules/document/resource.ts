@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Documents, documents } from "../../db/schema/document";
-import { eq } from "../../db/sql";
+import { and, eq, sql } from "../../db/sql";
 import { badRequest, conflict } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -78,6 +78,14 @@ export const toDocument = (row: typeof documents.$inferSelect): z.infer<typeof D
   entity: row.entity,
 });
 
+/**
+ * The entities of the files the service writes itself: school and personal exports
+ * (src/modules/bulk-process/export.ts). Only their own routes reach them: the document routes
+ * neither list, read, sign nor overwrite them (an export is not every document reader's to download).
+ */
+export const EXPORT_ENTITIES = ["exports", "user-exports"] as const;
+const notExport = sql`${documents.entity} NOT IN ('exports', 'user-exports')`;
+
 export const documentResource = defineResource({
   name: "document",
   plural: "documents",
@@ -90,7 +98,11 @@ export const documentResource = defineResource({
   record: DocumentRecord,
   toRecord: (_ctx, row) => toDocument(row),
   conflictMessage: m`A document with this slug already exists in this school`,
+  visibleTo: () => notExport,
 });
+
+/** Documents the document routes serve: every one but the exports. */
+export const servedDocument = (slug: string) => and(eq(documents.slug, slug), notExport);
 
 export const listDocuments = documentResource.list({
   access: permissions.read,

@@ -14,7 +14,7 @@ import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { signedUrlFields } from "../../lib/signed-url";
 import { permissions } from "./permissions";
-import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, toDocument } from "./resource";
+import { DocumentName, DocumentRecord, documentResource, ownSlug, Slug, servedDocument, toDocument } from "./resource";
 
 /** Short enough that a leaked URL is soon useless, long enough for a phone to upload a scan. */
 export const SIGNED_URL_SECONDS = 5 * 60;
@@ -66,7 +66,7 @@ export async function signDocumentUrl(ctx: SchoolCtx, { params, body }: InputOf<
   }
   ownSlug(body.slug, ctx.schoolId);
   const now = clock.now();
-  const found = await Documents.select(ctx).where(eq(documents.slug, body.slug)).first();
+  const found = await Documents.select(ctx).where(servedDocument(body.slug)).first();
 
   let row = found;
   if (body.method === "PUT") {

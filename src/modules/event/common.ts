@@ -29,6 +29,7 @@ import { inList, jsonValues } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { isoWeekday } from "../../lib/zoned-time";
 import { permissions } from "./permissions";
@@ -143,10 +144,10 @@ export function toEvent(row: EventRow): EventRecordOf {
  * teaches by example").
  */
 export const eventSays = {
-  notReminded: (id: number, state: string) => m`Event ${id} is ${state}; only a scheduled event is reminded`,
+  notReminded: (id: number, state: string) => m`Event ${id} is ${stateName(state)}; only a scheduled event is reminded`,
   startedReminding: (id: number) => m`Event ${id} has started: it is too late to remind`,
-  cancelledAlready: (id: number, state: string) => m`Event ${id} is ${state} already`,
-  nobodyReminded: (id: number, state: string) => m`Event ${id} is ${state}: nobody is reminded of it`,
+  cancelledAlready: (id: number, state: string) => m`Event ${id} is ${stateName(state)} already`,
+  nobodyReminded: (id: number, state: string) => m`Event ${id} is ${stateName(state)}: nobody is reminded of it`,
   reminderPast: (minutesBefore: number, sendAt: string) =>
     m`${minutesBefore} minutes before the start is already past (${sendAt})`,
   reminderTwice: m`The event already has a reminder at that time before its start`,

@@ -25,6 +25,7 @@ import type { Deps } from "../../deps";
 import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { moduleOn } from "../application-module/api";
 import { notify } from "../notification/api";
@@ -129,7 +130,7 @@ export const deleteEventReminder = eventReminder.delete({
   conflict:
     ({ id }) =>
     (state) =>
-      m`Event reminder ${id} is ${state}; only a scheduled reminder is removed`,
+      m`Event reminder ${id} is ${stateName(state)}; only a scheduled reminder is removed`,
   summary: "Remove a scheduled event reminder",
   errors: [409],
 });

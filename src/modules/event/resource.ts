@@ -25,6 +25,7 @@ import { schoolDate, schoolDateTime } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { Listing, type OrderKey, orderTerms, PageQuery, pageOf, sortOrder, sortParam } from "../../lib/pagination";
 import { idFilter, idList } from "../../lib/params";
 import { defineResource, type Filters, filterConditions } from "../../lib/resource";
@@ -374,7 +375,7 @@ const updated = event.update({
   conflict:
     ({ id }) =>
     (state) =>
-      m`Event ${id} is ${state}; a cancelled event does not change`,
+      m`Event ${id} is ${stateName(state)}; a cancelled event does not change`,
   summary: "Change an event",
   description:
     "The fields sent. Start and end are checked together, the stored one with the one sent (the end after the " +

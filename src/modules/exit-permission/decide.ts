@@ -26,6 +26,7 @@ import { GuardFailed, inList, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { conflict, forbidden, notFound } from "../../lib/errors";
 import { anyOf, type Message, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -78,7 +79,7 @@ async function commitDecision(ctx: SchoolCtx, id: number, batch: Batch, from: st
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
     if (!now) throw notFound(m`Exit permission ${id} not found`);
     if (now.status !== from || !effect)
-      throw conflict(m`Exit permission ${id} is ${now.status}; it was decided meanwhile`);
+      throw conflict(m`Exit permission ${id} is ${stateName(now.status)}; it was decided meanwhile`);
     const noSeat: RuleFailure = failure("no-seat", {
       route: effect.target?.routeId,
       routeId: effect.target?.routeId,
@@ -91,7 +92,9 @@ async function commitDecision(ctx: SchoolCtx, id: number, batch: Batch, from: st
 
 const notIn = (p: Stored, states: readonly string[], what: Message) => {
   if (!states.includes(p.status))
-    throw conflict(m`Exit permission ${p.id} is ${p.status}; ${what} needs it to be ${anyOf(states)}`);
+    throw conflict(
+      m`Exit permission ${p.id} is ${stateName(p.status)}; ${what} needs it to be ${anyOf(states.map(stateName))}`,
+    );
 };
 
 /** Who decided, when, and why: a reason the service writes is kept in the language of the request that decided. */

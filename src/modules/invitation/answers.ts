@@ -24,6 +24,7 @@ import { GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { idList, recordId } from "../../lib/params";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { actedFor } from "../delegate/api";
@@ -171,7 +172,7 @@ export async function giveAnswers(
   }
   const chosen = asked.flatMap((id) => children.get(id) ?? []);
   if (first.status !== "open")
-    throw conflict(m`Invitation ${first.invitationId} is ${first.status}; it takes no answers`);
+    throw conflict(m`Invitation ${first.invitationId} is ${stateName(first.status)}; it takes no answers`);
   const now = ctx.deps.clock.now().toISOString();
   if (first.expiresAt !== null && first.expiresAt <= now) {
     throw conflict(m`Invitation ${first.invitationId} expired at ${first.expiresAt}; it takes no answers`);

@@ -19,6 +19,7 @@ import type { Ctx, SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
 import { conflict, forbidden, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idList } from "../../lib/params";
 import { defineResource, type Filters, filterConditions, IdParams } from "../../lib/resource";
@@ -417,7 +418,7 @@ const open = { column: invitations.status, states: ["open"] };
 const notOpen =
   ({ id }: { id: number }) =>
   (state: string) =>
-    m`Invitation ${id} is ${state}; only an open invitation can be changed`;
+    m`Invitation ${id} is ${stateName(state)}; only an open invitation can be changed`;
 
 export const updateInvitation = invitation.update({
   access: permissions.write,

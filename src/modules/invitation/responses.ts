@@ -24,6 +24,7 @@ import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { PageQuery, pageOf } from "../../lib/pagination";
 import { idFilter, recordId } from "../../lib/params";
 import { defineResource, type Filters } from "../../lib/resource";
@@ -246,7 +247,9 @@ const createStudentResponse = studentResponse.create({
 export async function addInvitedChild(ctx: SchoolCtx, { body }: InputOf<typeof createStudentResponse.route>) {
   const invitation = await mayChange(ctx, body.invitationId);
   if (invitation.status !== "open")
-    throw conflict(m`Invitation ${body.invitationId} is ${invitation.status}; only an open invitation can be changed`);
+    throw conflict(
+      m`Invitation ${body.invitationId} is ${stateName(invitation.status)}; only an open invitation can be changed`,
+    );
   const batch = new Batch(ctx);
   const kid = batch.read(
     Students.select(ctx, {
@@ -367,7 +370,7 @@ export async function withdrawInvitedChild(ctx: SchoolCtx, { params }: InputOf<t
       action: "delete",
       from: pending,
       conflict: (state) =>
-        m`The child of invitation student response ${id} answered (${state}); the answer stays on record`,
+        m`The child of invitation student response ${id} answered (${stateName(state)}); the answer stays on record`,
     },
   });
 }

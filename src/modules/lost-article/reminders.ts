@@ -27,6 +27,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import { jobCtx, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { moduleOn } from "../application-module/api";
 import { notify } from "../notification/api";
@@ -146,7 +147,7 @@ export const deleteLostArticleReminder = lostArticleReminder.delete({
   conflict:
     ({ id }) =>
     (state) =>
-      m`Lost article reminder ${id} is ${state}; only a scheduled reminder is removed`,
+      m`Lost article reminder ${id} is ${stateName(state)}; only a scheduled reminder is removed`,
   summary: "Remove a scheduled lost article reminder",
   errors: [409],
 });

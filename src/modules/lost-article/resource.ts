@@ -29,6 +29,7 @@ import { schoolDate } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { defineResource, type Filters, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
@@ -180,20 +181,21 @@ export const listLostArticleStatusesOperation = operation(statusesRoute, () => {
  */
 export const lostArticleSays = {
   notClaimable: (id: number, state: string) =>
-    m`Lost article ${id} is ${state}; only a found article (not claimed, delivered or donated) can be claimed`,
+    m`Lost article ${id} is ${stateName(state)}; only a found article (not claimed, delivered or donated) can be claimed`,
   notCancellable: (id: number, state: string) =>
-    m`Lost article ${id} is ${state}; only a claimed article's claim can be cancelled`,
+    m`Lost article ${id} is ${stateName(state)}; only a claimed article's claim can be cancelled`,
   notDeliverable: (id: number, state: string) =>
-    m`Lost article ${id} is ${state}; only a found or claimed article can be delivered`,
+    m`Lost article ${id} is ${stateName(state)}; only a found or claimed article can be delivered`,
   notDonatable: (id: number, state: string) =>
-    m`Lost article ${id} is ${state}; only a found article can be donated (a claimed article waits for its owner)`,
+    m`Lost article ${id} is ${stateName(state)}; only a found article can be donated (a claimed article waits for its owner)`,
   onlyClaimant: m`Only the claimant or staff cancel a claim`,
   beforeDonationDate: (id: number, today: string) =>
     m`Lost article ${id} may be donated from its donation date (donateAfter); today is ${today} at the school`,
   noClaimant: (id: number, state: string) =>
-    m`Lost article ${id} is ${state}; only a claimed article has someone to remind`,
+    m`Lost article ${id} is ${stateName(state)}; only a claimed article has someone to remind`,
   claimedByAnother: m`Claimed by someone else meanwhile`,
-  nothingToRemind: (id: number, state: string) => m`Lost article ${id} is ${state}: there is nothing to remind of`,
+  nothingToRemind: (id: number, state: string) =>
+    m`Lost article ${id} is ${stateName(state)}: there is nothing to remind of`,
   reminderPast: (daysBefore: number, donateAfter: string, time: string) =>
     daysBefore === 1
       ? m`${daysBefore} day before the donation date (${donateAfter}) at ${time} is already past`
@@ -468,7 +470,7 @@ const updated = lostArticle.update({
   conflict:
     ({ id }) =>
     (state) =>
-      m`Lost article ${id} is ${state}: its record is closed`,
+      m`Lost article ${id} is ${stateName(state)}: its record is closed`,
   values: async (ctx, { id, body }) => {
     if (body.foundOn !== undefined || body.donateAfter !== undefined) {
       const batch = new Batch(ctx);

@@ -3,4 +3,5 @@
  * this folder is the module's own.
  */
 export { assertOffered, Email, LEVELS, type Level, LevelSchema, notOfferedMessage, readLevels } from "./fields";
+export { permissions } from "./permissions";
 export { forgetZone, schoolZone } from "./zone";

@@ -6,6 +6,7 @@
 import { unprocessable } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
 import { type Message, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { calendarDate, isoWeekday } from "../../lib/zoned-time";
 
 export interface RouteLevels {
@@ -23,7 +24,7 @@ export interface Candidate {
 /** Why `student` may not ride `route`, or undefined when they may. */
 export function whyNotRider(route: RouteLevels, student: Candidate): Message | undefined {
   if (student.status !== "active")
-    return m`Student ${student.id} is ${student.status}; only active students ride routes`;
+    return m`Student ${student.id} is ${stateName(student.status)}; only active students ride routes`;
   if (route.levels.length > 0 && (student.level === null || !route.levels.includes(student.level))) {
     const levels = route.levels.join(", ");
     return student.level === null

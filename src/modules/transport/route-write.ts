@@ -28,6 +28,7 @@ import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { factChanged } from "../../lib/facts";
 import { m, zodMessage } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
@@ -281,7 +282,7 @@ function refuse(
     const found = read.trusted.find((t) => t.id === id);
     if (!found) throw notFound(m`Trusted address ${id} not found`);
     if (found.status !== "approved")
-      throw unprocessable(m`Trusted address ${id} is ${found.status}; a stop serves an approved one`);
+      throw unprocessable(m`Trusted address ${id} is ${stateName(found.status)}; a stop serves an approved one`);
   }
   if (want.routeId === undefined || !before) return;
   const riders = read.days.reduce((n, d) => Math.max(n, Number(d.riders)), 0);

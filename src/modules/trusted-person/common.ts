@@ -19,6 +19,7 @@ import { inList } from "../../db/write";
 import { actedUsers, type SchoolCtx } from "../../lib/context";
 import { forbidden, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
+import { stateName } from "../../lib/names";
 import { idFilter } from "../../lib/params";
 import type { Filter } from "../../lib/resource";
 import { text } from "../../lib/text";
@@ -204,7 +205,7 @@ export const decided = (ctx: SchoolCtx, input: z.output<typeof DecisionBody>) =>
 
 /** The 409 of a decision or change of a request no longer pending. */
 export const notPending = (label: Message, id: number) => (state: string) =>
-  m`${label} ${id} is ${state}; only a pending request can be changed or decided`;
+  m`${label} ${id} is ${stateName(state)}; only a pending request can be changed or decided`;
 
 /** Filters both lists offer. */
 export const studentIdFilter = (column: SQLiteColumn): Filter<number> => ({
