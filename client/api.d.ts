@@ -354,57 +354,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/user/push-provider/sync-role": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sync a role's push topic with the devices of its members in the school */
-        post: operations["syncPushProviderRole"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/user/push-provider/tenants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove the push provider's topics of this school and of schools that no longer exist (super-admin) */
-        delete: operations["cleanPushProviderTenants"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/user/{id}/push-provider": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A member's devices as the push provider knows them */
-        get: operations["getPushProviderUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/user": {
         parameters: {
             query?: never;
@@ -456,26 +405,6 @@ export interface paths {
         get: operations["getUserProfile"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/user/{id}/roles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set a user's roles in the current school (exactly these: unlisted roles are taken)
-         * @description The user must be one of the school's people (404); every role built in or the school's own (404). The caller must hold every permission of each role given or taken (403; the super-admin role never). Taking the school's last school admin is a 422. Members get the change at their next token refresh.
-         */
-        post: operations["assignUserRoles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,6 +606,26 @@ export interface paths {
         post?: never;
         /** Take a role from a user (never the school's last school admin: 422) */
         delete: operations["deleteRoleUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/{id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a user's roles in the current school (exactly these: unlisted roles are taken)
+         * @description The user must be one of the school's people (404); every role built in or the school's own (404). The caller must hold every permission of each role given or taken (403; the super-admin role never). Taking the school's last school admin is a 422. Members get the change at their next token refresh.
+         */
+        post: operations["assignUserRoles"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1777,23 +1726,6 @@ export interface paths {
          */
         put: operations["createGroupSignedUrl"];
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/group/{id}/notification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a notification to the guardians of a group's students (staff, or a teacher of the group) */
-        post: operations["sendGroupNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3779,6 +3711,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/group/{id}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a notification to the guardians of a group's students (staff, or a teacher of the group) */
+        post: operations["sendGroupNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/push-provider/sync-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync a role's push topic with the devices of its members in the school */
+        post: operations["syncPushProviderRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/push-provider/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove the push provider's topics of this school and of schools that no longer exist (super-admin) */
+        delete: operations["cleanPushProviderTenants"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/{id}/push-provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A member's devices as the push provider knows them */
+        get: operations["getPushProviderUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/event/public": {
         parameters: {
             query?: never;
@@ -5663,53 +5663,6 @@ export interface components {
              */
             userIds?: number[];
         };
-        PushRoleSync: {
-            /** @description The role's id */
-            roleId: number;
-            /**
-             * @description The role's topic at the provider: school-<schoolId>-role-<roleId>
-             * @example school-1-role-5
-             */
-            topic: string;
-            /** @description Devices subscribed now */
-            devices: number;
-            /** @description Devices added by this sync */
-            subscribed: number;
-            /** @description Devices removed by this sync */
-            unsubscribed: number;
-        };
-        PushRoleSyncInput: {
-            /**
-             * @description The role's id
-             * @example 5
-             */
-            roleId: number;
-        };
-        PushProviderUser: {
-            /** @description The user's id */
-            userId: number;
-            /**
-             * @description The push provider of this deployment: fcm (Firebase Cloud Messaging); log (development: the push outbox)
-             * @enum {string}
-             */
-            provider: "log" | "fcm";
-            /** @description The member's registered devices, with their topics */
-            devices: {
-                /** @description The record's id */
-                id: number;
-                /**
-                 * @description The app's platform: ios or android
-                 * @enum {string}
-                 */
-                platform: "ios" | "android" | "web";
-                /** @description Masked: `…` and its last 4 characters */
-                token: string;
-                /** @description The topics the provider has it subscribed to; null: the provider does not know the token */
-                providerTopics: string[] | null;
-                /** @description The topics we subscribed it to */
-                recordedTopics: string[];
-            }[];
-        };
         UserCreate: {
             /**
              * @description A phone number with its country code; stored in E.164 (+52 1 55… and +52 55… are one number)
@@ -5850,32 +5803,6 @@ export interface components {
                     validUntil: string;
                 }[];
             };
-        };
-        UserRoles: {
-            /** @description The user's id */
-            userId: number;
-            /** @description The roles the user holds here now */
-            roles: {
-                /** @description The role's id */
-                id: number;
-                /** @description The role's name */
-                name: string;
-                /** @description A built-in role's key; null for the school's own */
-                key: string | null;
-            }[];
-            /** @description Role ids given by this call */
-            added: number[];
-            /** @description Role ids taken by this call */
-            removed: number[];
-        };
-        UserRolesSet: {
-            /**
-             * @description Every role the user is to hold in this school
-             * @example [
-             *       4
-             *     ]
-             */
-            roleIds: number[];
         };
         PermissionPage: {
             /** @description The records of this page */
@@ -6133,6 +6060,32 @@ export interface components {
              * @example 3
              */
             roleId: number;
+        };
+        UserRoles: {
+            /** @description The user's id */
+            userId: number;
+            /** @description The roles the user holds here now */
+            roles: {
+                /** @description The role's id */
+                id: number;
+                /** @description The role's name */
+                name: string;
+                /** @description A built-in role's key; null for the school's own */
+                key: string | null;
+            }[];
+            /** @description Role ids given by this call */
+            added: number[];
+            /** @description Role ids taken by this call */
+            removed: number[];
+        };
+        UserRolesSet: {
+            /**
+             * @description Every role the user is to hold in this school
+             * @example [
+             *       4
+             *     ]
+             */
+            roleIds: number[];
         };
         SchoolLevels: components["schemas"]["SchoolLevel"][];
         SchoolLevel: {
@@ -8584,104 +8537,6 @@ export interface components {
              * @enum {string}
              */
             contentType?: "image/png" | "image/jpeg" | "image/webp";
-        };
-        /** @description A notification as sent; its copies reach the recipients' inboxes */
-        SentNotification: {
-            /**
-             * @description The record's id
-             * @example 1
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @description When the record was created (UTC)
-             * @example 2026-11-21T08:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When the record last changed (UTC)
-             * @example 2026-11-21T08:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
-             * @example general
-             * @enum {string}
-             */
-            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
-            /** @description Pushed at once even during quiet hours */
-            urgent: boolean;
-            /** @description The title, as sent */
-            title: string;
-            /** @description The message, as sent */
-            body: string;
-            /** @description The record it is about (the app's deep link); null if none */
-            about: {
-                /** @description The kind of record: event, lost-article, task, ... */
-                entity: string;
-                /** @description The record's id */
-                id: number;
-            } | null;
-            /** @description Who it is for, as sent */
-            audience: {
-                /** @description Members named one by one (user ids) */
-                users?: number[];
-                /** @description The holders of these roles (role ids) */
-                roles?: number[];
-                /** @description The guardians of these groups' students (group ids) */
-                groups?: number[];
-                /** @description The guardians of the school's students of these levels */
-                levels?: ("preschool" | "elementary" | "middle" | "high")[];
-                /** @description The guardians of these students (student ids) */
-                guardiansOf?: number[];
-                /**
-                 * @description true: everyone with a role in the school
-                 * @enum {boolean}
-                 */
-                school?: true;
-                /** @description Users left out (a notice the API sent about what one of them did: a booking) */
-                except?: number[];
-            };
-            /** @description How many people it reaches (each once) */
-            recipients: number;
-        };
-        GroupNotificationSend: {
-            /**
-             * @description Filed under it, and what the recipients' preferences decide by; an emergency no preference silences
-             * @default general
-             * @example general
-             * @enum {string}
-             */
-            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
-            /**
-             * @description Pushed at once even during quiet hours
-             * @default false
-             */
-            urgent: boolean;
-            /**
-             * @description Text of 1 to 120 characters, without control or bidi formatting characters
-             * @example Early dismissal on Friday
-             */
-            title: string;
-            /**
-             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
-             * @example School closes at 12:00 this Friday.
-             */
-            body: string;
-            /** @description The record it is about: the app opens it from the notification */
-            about?: {
-                /**
-                 * @description The kind of record, as the app's deep links name it: event, task, ...
-                 * @example event
-                 */
-                entity: string;
-                /**
-                 * @description The record's id
-                 * @example 3
-                 */
-                id: number;
-            };
         };
         GroupTeacherPage: {
             /** @description The records of this page */
@@ -12900,6 +12755,67 @@ export interface components {
              */
             readAt: string | null;
         };
+        /** @description A notification as sent; its copies reach the recipients' inboxes */
+        SentNotification: {
+            /**
+             * @description The record's id
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, general (anything else staff send), emergency (no preference silences it)
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /** @description Pushed at once even during quiet hours */
+            urgent: boolean;
+            /** @description The title, as sent */
+            title: string;
+            /** @description The message, as sent */
+            body: string;
+            /** @description The record it is about (the app's deep link); null if none */
+            about: {
+                /** @description The kind of record: event, lost-article, task, ... */
+                entity: string;
+                /** @description The record's id */
+                id: number;
+            } | null;
+            /** @description Who it is for, as sent */
+            audience: {
+                /** @description Members named one by one (user ids) */
+                users?: number[];
+                /** @description The holders of these roles (role ids) */
+                roles?: number[];
+                /** @description The guardians of these groups' students (group ids) */
+                groups?: number[];
+                /** @description The guardians of the school's students of these levels */
+                levels?: ("preschool" | "elementary" | "middle" | "high")[];
+                /** @description The guardians of these students (student ids) */
+                guardiansOf?: number[];
+                /**
+                 * @description true: everyone with a role in the school
+                 * @enum {boolean}
+                 */
+                school?: true;
+                /** @description Users left out (a notice the API sent about what one of them did: a booking) */
+                except?: number[];
+            };
+            /** @description How many people it reaches (each once) */
+            recipients: number;
+        };
         NotificationSend: {
             /**
              * @description Filed under it, and what the recipients' preferences decide by; an emergency no preference silences
@@ -13244,6 +13160,90 @@ export interface components {
                  */
                 end: string;
             } | null;
+        };
+        GroupNotificationSend: {
+            /**
+             * @description Filed under it, and what the recipients' preferences decide by; an emergency no preference silences
+             * @default general
+             * @example general
+             * @enum {string}
+             */
+            category: "afternoon" | "tasks" | "events" | "lost-and-found" | "general" | "emergency";
+            /**
+             * @description Pushed at once even during quiet hours
+             * @default false
+             */
+            urgent: boolean;
+            /**
+             * @description Text of 1 to 120 characters, without control or bidi formatting characters
+             * @example Early dismissal on Friday
+             */
+            title: string;
+            /**
+             * @description Text of 1 to 2000 characters, without control or bidi formatting characters
+             * @example School closes at 12:00 this Friday.
+             */
+            body: string;
+            /** @description The record it is about: the app opens it from the notification */
+            about?: {
+                /**
+                 * @description The kind of record, as the app's deep links name it: event, task, ...
+                 * @example event
+                 */
+                entity: string;
+                /**
+                 * @description The record's id
+                 * @example 3
+                 */
+                id: number;
+            };
+        };
+        PushRoleSync: {
+            /** @description The role's id */
+            roleId: number;
+            /**
+             * @description The role's topic at the provider: school-<schoolId>-role-<roleId>
+             * @example school-1-role-5
+             */
+            topic: string;
+            /** @description Devices subscribed now */
+            devices: number;
+            /** @description Devices added by this sync */
+            subscribed: number;
+            /** @description Devices removed by this sync */
+            unsubscribed: number;
+        };
+        PushRoleSyncInput: {
+            /**
+             * @description The role's id
+             * @example 5
+             */
+            roleId: number;
+        };
+        PushProviderUser: {
+            /** @description The user's id */
+            userId: number;
+            /**
+             * @description The push provider of this deployment: fcm (Firebase Cloud Messaging); log (development: the push outbox)
+             * @enum {string}
+             */
+            provider: "log" | "fcm";
+            /** @description The member's registered devices, with their topics */
+            devices: {
+                /** @description The record's id */
+                id: number;
+                /**
+                 * @description The app's platform: ios or android
+                 * @enum {string}
+                 */
+                platform: "ios" | "android" | "web";
+                /** @description Masked: `…` and its last 4 characters */
+                token: string;
+                /** @description The topics the provider has it subscribed to; null: the provider does not know the token */
+                providerTopics: string[] | null;
+                /** @description The topics we subscribed it to */
+                recordedTopics: string[];
+            }[];
         };
         /** @description What anyone with the link may know of an event */
         PublicEvent: {
@@ -19352,502 +19352,6 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    syncPushProviderRole: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
-                "X-School-Id"?: number;
-                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
-                "Idempotency-Key"?: string;
-                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PushRoleSyncInput"];
-            };
-        };
-        responses: {
-            /** @description The topic, synced */
-            200: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PushRoleSync"];
-                };
-            };
-            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
-            400: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-error",
-                     *       "title": "Invalid request",
-                     *       "status": 400,
-                     *       "detail": "Invalid body: schoolId: Unknown field",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
-                     *       "errors": [
-                     *         {
-                     *           "path": "schoolId",
-                     *           "message": "Unknown field"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No credentials, or credentials that are invalid or expired */
-            401: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Invalid or expired access token",
-                     *       "status": 401,
-                     *       "detail": "Refresh it or sign in again.",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
-            403: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Not allowed",
-                     *       "status": 403,
-                     *       "detail": "Missing permission push-provider.manage in school 1",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in this school */
-            404: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "detail": "School 999 not found",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate unique value, stale state) */
-            409: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is too large */
-            413: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "status": 413,
-                     *       "detail": "The request body exceeds 1048576 bytes",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is not application/json */
-            415: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "status": 415,
-                     *       "detail": "Send the body as application/json",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Well-formed, but refused by a business rule */
-            422: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure (logged with the request id) */
-            500: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/user/push-provider/sync-role",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    cleanPushProviderTenants: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
-                "X-School-Id"?: number;
-                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
-            400: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-error",
-                     *       "title": "Invalid request",
-                     *       "status": 400,
-                     *       "detail": "X-School-Id must be a positive integer",
-                     *       "instance": "/api/v1/user/push-provider/tenants",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
-                     *       "errors": [
-                     *         {
-                     *           "path": "X-School-Id",
-                     *           "message": "Expected a positive integer"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No credentials, or credentials that are invalid or expired */
-            401: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Invalid or expired access token",
-                     *       "status": 401,
-                     *       "detail": "Refresh it or sign in again.",
-                     *       "instance": "/api/v1/user/push-provider/tenants",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
-            403: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Not allowed",
-                     *       "status": 403,
-                     *       "detail": "Missing permission push-provider.clean in school 1",
-                     *       "instance": "/api/v1/user/push-provider/tenants",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in this school */
-            404: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "detail": "School 999 not found",
-                     *       "instance": "/api/v1/user/push-provider/tenants",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure (logged with the request id) */
-            500: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/user/push-provider/tenants",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    getPushProviderUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
-                "X-School-Id"?: number;
-                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
-                "If-None-Match"?: string;
-                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-            };
-            path: {
-                /** @description Record id (integer, min 1) */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The member's devices and their topics */
-            200: {
-                headers: {
-                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PushProviderUser"];
-                };
-            };
-            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
-            304: {
-                headers: {
-                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
-            400: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-error",
-                     *       "title": "Invalid request",
-                     *       "status": 400,
-                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
-                     *       "instance": "/api/v1/user/abc/push-provider",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
-                     *       "errors": [
-                     *         {
-                     *           "path": "id",
-                     *           "message": "Invalid input: expected number, received string"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No credentials, or credentials that are invalid or expired */
-            401: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Invalid or expired access token",
-                     *       "status": 401,
-                     *       "detail": "Refresh it or sign in again.",
-                     *       "instance": "/api/v1/user/42/push-provider",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
-            403: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Not allowed",
-                     *       "status": 403,
-                     *       "detail": "Missing permission push-provider.manage in school 1",
-                     *       "instance": "/api/v1/user/42/push-provider",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in this school */
-            404: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure (logged with the request id) */
-            500: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/user/42/push-provider",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            503: components["responses"]["Unavailable"];
-        };
-    };
     listUsers: {
         parameters: {
             query?: {
@@ -20871,207 +20375,6 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/user/42/profile",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    assignUserRoles: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
-                "X-School-Id"?: number;
-                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
-                "Idempotency-Key"?: string;
-                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-            };
-            path: {
-                /** @description Record id (integer, min 1) */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserRolesSet"];
-            };
-        };
-        responses: {
-            /** @description The user's roles in this school now, and what changed */
-            200: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserRoles"];
-                };
-            };
-            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
-            400: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-error",
-                     *       "title": "Invalid request",
-                     *       "status": 400,
-                     *       "detail": "Invalid body: schoolId: Unknown field",
-                     *       "instance": "/api/v1/user/42/roles",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
-                     *       "errors": [
-                     *         {
-                     *           "path": "schoolId",
-                     *           "message": "Unknown field"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No credentials, or credentials that are invalid or expired */
-            401: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Invalid or expired access token",
-                     *       "status": 401,
-                     *       "detail": "Refresh it or sign in again.",
-                     *       "instance": "/api/v1/user/42/roles",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
-            403: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/forbidden",
-                     *       "title": "Not allowed",
-                     *       "status": 403,
-                     *       "detail": "Missing permission role.write in school 1",
-                     *       "instance": "/api/v1/user/42/roles",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in this school */
-            404: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate unique value, stale state) */
-            409: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is too large */
-            413: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "status": 413,
-                     *       "detail": "The request body exceeds 1048576 bytes",
-                     *       "instance": "/api/v1/user/42/roles",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is not application/json */
-            415: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "status": 415,
-                     *       "detail": "Send the body as application/json",
-                     *       "instance": "/api/v1/user/42/roles",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Well-formed, but refused by a business rule */
-            422: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure (logged with the request id) */
-            500: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/user/42/roles",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -24399,6 +23702,207 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/role-user/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    assignUserRoles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRolesSet"];
+            };
+        };
+        responses: {
+            /** @description The user's roles in this school now, and what changed */
+            200: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserRoles"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/user/42/roles",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/42/roles",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission role.write in school 1",
+                     *       "instance": "/api/v1/user/42/roles",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/user/42/roles",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/user/42/roles",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/42/roles",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -40578,217 +40082,6 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/group/42/signed-url",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    sendGroupNotification: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
-                "X-School-Id"?: number;
-                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
-                "Idempotency-Key"?: string;
-                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
-                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
-            };
-            path: {
-                /** @description Record id (integer, min 1) */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GroupNotificationSend"];
-            };
-        };
-        responses: {
-            /** @description The notification, sent to this many people */
-            201: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SentNotification"];
-                };
-            };
-            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
-            400: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/validation-error",
-                     *       "title": "Invalid request",
-                     *       "status": 400,
-                     *       "detail": "Invalid body: schoolId: Unknown field",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
-                     *       "errors": [
-                     *         {
-                     *           "path": "schoolId",
-                     *           "message": "Unknown field"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No credentials, or credentials that are invalid or expired */
-            401: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Invalid or expired access token",
-                     *       "status": 401,
-                     *       "detail": "Refresh it or sign in again.",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
-            403: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in this school */
-            404: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate unique value, stale state) */
-            409: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/conflict",
-                     *       "title": "Request in progress",
-                     *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is too large */
-            413: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/payload-too-large",
-                     *       "title": "Payload too large",
-                     *       "status": 413,
-                     *       "detail": "The request body exceeds 1048576 bytes",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request body is not application/json */
-            415: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unsupported-media-type",
-                     *       "title": "Unsupported media type",
-                     *       "status": 415,
-                     *       "detail": "Send the body as application/json",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Well-formed, but refused by a business rule */
-            422: {
-                headers: {
-                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
-                    "idempotent-replayed"?: "true";
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/business-rule",
-                     *       "title": "Idempotency-Key reused",
-                     *       "status": 422,
-                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
-                     *       "instance": "/api/v1/group/42/notification",
-                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure (logged with the request id) */
-            500: {
-                headers: {
-                    "content-language": components["headers"]["ContentLanguage"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
-                     *       "instance": "/api/v1/group/42/notification",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
@@ -68703,6 +67996,713 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/notification-preference/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendGroupNotification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupNotificationSend"];
+            };
+        };
+        responses: {
+            /** @description The notification, sent to this many people */
+            201: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentNotification"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/group/42/notification",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    syncPushProviderRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushRoleSyncInput"];
+            };
+        };
+        responses: {
+            /** @description The topic, synced */
+            200: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushRoleSync"];
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission push-provider.manage in school 1",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/push-provider/sync-role",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cleanPushProviderTenants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "X-School-Id must be a positive integer",
+                     *       "instance": "/api/v1/user/push-provider/tenants",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "X-School-Id",
+                     *           "message": "Expected a positive integer"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/push-provider/tenants",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission push-provider.clean in school 1",
+                     *       "instance": "/api/v1/user/push-provider/tenants",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/user/push-provider/tenants",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/push-provider/tenants",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPushProviderUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member's devices and their topics */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushProviderUser"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/user/abc/push-provider",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/user/42/push-provider",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission push-provider.manage in school 1",
+                     *       "instance": "/api/v1/user/42/push-provider",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/user/42/push-provider",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
