@@ -19,7 +19,7 @@
  * await commit(ctx, Documents.updateOne(ctx, id, { name }));
  */
 import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Ctx, SchoolCtx } from "../lib/context";
+import { type Ctx, now, type SchoolCtx } from "../lib/context";
 import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
@@ -80,8 +80,6 @@ export interface WriteOptions {
 
 /** Schools whose tenant conditions a table keeps per isolate (then it starts again). */
 const MAX_SCOPES = 256;
-
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The context a table's accessors take: a school's (`SchoolCtx`) for a table of school rows; any

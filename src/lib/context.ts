@@ -111,6 +111,9 @@ export type MemberCtx = UserCtx<number>;
 /** Whether a school context acts for a signed-in user (not a job or an import acting for the school). */
 export const isMember = (ctx: SchoolCtx): ctx is MemberCtx => ctx.userId !== null && ctx.actor.type === "user";
 
+/** The instant of a write, as every timestamp column stores it: the context's clock, not the machine's. */
+export const now = (ctx: Ctx): string => ctx.deps.clock.now().toISOString();
+
 /** The users a context acts for today: the caller and whom they are a delegate of; none for a job. */
 export const actedUsers = (ctx: Ctx): readonly number[] => ctx.actingFor ?? (ctx.userId === null ? [] : [ctx.userId]);
 

@@ -19,16 +19,15 @@ import {
   REMINDER_STATUSES,
 } from "../../db/schema/event";
 import { Notifications, notifications } from "../../db/schema/notification";
-import { and, asc, eq, lte, sql } from "../../db/sql";
+import { and, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
-import { jobCtx, type SchoolCtx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { stateName } from "../../lib/names";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { moduleOn } from "../application-module/api";
-import { notify } from "../notification/api";
+import { notify, sweepReminders } from "../notification/api";
 import {
   eventNotice,
   eventSays,
@@ -143,27 +142,16 @@ const JOB = "send-event-reminders";
 
 /** Every school's due reminders, each claimed and sent in its own batch. */
 export async function sendDueEventReminders(deps: Deps): Promise<string> {
-  const now = deps.clock.now().toISOString();
-  const all = jobCtx(deps, JOB);
-  const due = await EventReminders.everySchool(all, (school) => ({
-    id: eventReminders.id,
-    schoolId: school,
-    eventId: eventReminders.eventId,
-  }))
-    // event_reminder_due_idx: the scheduled rows by send_at.
-    .where(
-      eq(eventReminders.status, "scheduled"),
-      lte(eventReminders.sendAt, now),
-      moduleOn(all, "events", EventReminders.schoolOf()),
-    )
-    .orderBy(asc(eventReminders.sendAt), asc(eventReminders.id))
-    .limit(PER_RUN)
-    .all();
-  const counts = { sent: 0, skipped: 0, taken: 0 };
-  for (const r of due) counts[await sendOne(jobCtx(deps, JOB, r.schoolId), r.id, r.eventId)]++;
-  return `${counts.sent} event reminders sent, ${counts.skipped} skipped (event cancelled or started)${
-    counts.taken ? `, ${counts.taken} taken by another run` : ""
-  }`;
+  const counts = await sweepReminders(deps, {
+    job: JOB,
+    module: "events",
+    data: EventReminders,
+    about: eventReminders.eventId,
+    perRun: PER_RUN,
+    send: sendOne,
+  });
+  const taken = counts.get("taken") ?? 0;
+  return `${counts.get("sent") ?? 0} event reminders sent, ${counts.get("skipped") ?? 0} skipped (event cancelled or started)${taken ? `, ${taken} taken by another run` : ""}`;
 }
 
 /** One reminder: read its event and whom it reaches, then claim it and send, in one batch. */

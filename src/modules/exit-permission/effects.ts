@@ -27,10 +27,8 @@ import {
 } from "../../db/schema/transport";
 import { and, eq, gt, ne, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
-import type { SchoolCtx } from "../../lib/context";
+import { now, type SchoolCtx } from "../../lib/context";
 import { baseRiders, listChange, nextVersion, stampVersion } from "../route-availability/api";
-
-const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /** The id of a route's day row as a scalar subquery (made earlier in the batch by `ensureDay`). */
 export const dayOf = (ctx: SchoolCtx, routeId: number, date: string): SQL<number> =>

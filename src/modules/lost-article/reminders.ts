@@ -20,17 +20,16 @@ import {
   lostArticles,
 } from "../../db/schema/lost-article";
 import { Notifications, notifications } from "../../db/schema/notification";
-import { and, asc, eq, lte, sql } from "../../db/sql";
+import { and, eq, lte, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
 import { BUILTIN_ROLES } from "../../lib/access";
-import { jobCtx, type SchoolCtx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
 import { stateName } from "../../lib/names";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { moduleOn } from "../application-module/api";
-import { notify } from "../notification/api";
+import { notify, sweepReminders } from "../notification/api";
 import { pickUpNotice } from "./actions";
 import { permissions } from "./permissions";
 import { lostArticleSays, REMINDER_STATUS_TEXT, REMINDER_TIME, reminderInstant } from "./resource";
@@ -158,27 +157,16 @@ const PER_RUN = 50;
 const JOB = "send-lost-article-reminders";
 
 export async function sendDueLostArticleReminders(deps: Deps): Promise<string> {
-  const now = deps.clock.now().toISOString();
-  const all = jobCtx(deps, JOB);
-  const due = await LostArticleReminders.everySchool(all, (school) => ({
-    id: lostArticleReminders.id,
-    schoolId: school,
-    lostArticleId: lostArticleReminders.lostArticleId,
-  }))
-    // lost_article_reminder_due_idx: the scheduled rows by send_at.
-    .where(
-      eq(lostArticleReminders.status, "scheduled"),
-      lte(lostArticleReminders.sendAt, now),
-      moduleOn(all, "lost-articles", LostArticleReminders.schoolOf()),
-    )
-    .orderBy(asc(lostArticleReminders.sendAt), asc(lostArticleReminders.id))
-    .limit(PER_RUN)
-    .all();
-  const counts = { sent: 0, skipped: 0, taken: 0 };
-  for (const r of due) counts[await sendOne(jobCtx(deps, JOB, r.schoolId), r.id, r.lostArticleId)]++;
-  return `${counts.sent} lost article reminders sent, ${counts.skipped} skipped (delivered or donated)${
-    counts.taken ? `, ${counts.taken} taken by another run` : ""
-  }`;
+  const counts = await sweepReminders(deps, {
+    job: JOB,
+    module: "lost-articles",
+    data: LostArticleReminders,
+    about: lostArticleReminders.lostArticleId,
+    perRun: PER_RUN,
+    send: sendOne,
+  });
+  const taken = counts.get("taken") ?? 0;
+  return `${counts.get("sent") ?? 0} lost article reminders sent, ${counts.get("skipped") ?? 0} skipped (delivered or donated)${taken ? `, ${taken} taken by another run` : ""}`;
 }
 
 /** "Is this yours?" to the school's parents, in both languages. */

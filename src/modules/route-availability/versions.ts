@@ -17,10 +17,8 @@ import {
 import { and, eq, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
-import type { SchoolCtx } from "../../lib/context";
+import { now, type SchoolCtx } from "../../lib/context";
 import { weekdayBit } from "./day";
-
-const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The id of the route's day row on `date`, made when missing (an upsert: two first changes of a

@@ -11,15 +11,15 @@
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { REMINDER_STATUSES, TaskReminders, Tasks, taskReminders, tasks } from "../../db/schema/task";
-import { and, asc, eq, lte, sql } from "../../db/sql";
+import { and, eq, sql } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
 import type { Deps } from "../../deps";
-import { jobCtx, type SchoolCtx } from "../../lib/context";
+import type { SchoolCtx } from "../../lib/context";
 import { dateTime } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
-import { moduleOn } from "../application-module/api";
+import { sweepReminders } from "../notification/api";
 import { recipientsOf, whoOf } from "./audience";
 import { taskSays } from "./common";
 import { reminderOf, TASK_REMINDER_STATUS_TEXT } from "./manage";
@@ -94,37 +94,20 @@ export const createPendingReminder = reminder.create({
   },
 });
 
-/** Reminders a run takes at most: the next run takes the rest. */
-const PER_RUN = 50;
-
 /**
  * The sweep: every school's reminders due now, each claimed and sent in one batch (claim, notices,
  * the task's `remindedAt`). A claim that matched nothing (another run sent it) sends nothing.
  */
 export async function sendDueReminders(deps: Deps): Promise<string> {
-  const name = "send-task-reminders";
-  const now = deps.clock.now().toISOString();
-  const all = jobCtx(deps, name);
-  const due = await TaskReminders.everySchool(all, (school) => ({
-    id: taskReminders.id,
-    schoolId: school,
-    taskId: taskReminders.taskId,
-  }))
-    .where(
-      eq(taskReminders.status, "scheduled"),
-      lte(taskReminders.sendAt, now),
-      moduleOn(all, "tasks", TaskReminders.schoolOf()),
-    )
-    .orderBy(asc(taskReminders.sendAt), asc(taskReminders.id))
-    .limit(PER_RUN)
-    .all();
-  let sent = 0;
-  let skipped = 0;
-  for (const r of due) {
-    const ctx = jobCtx(deps, name, r.schoolId);
-    (await sendOne(ctx, r.id, r.taskId)) ? sent++ : skipped++;
-  }
-  return `${sent} task reminders sent${skipped ? `, ${skipped} taken by another run or their task gone` : ""}`;
+  const counts = await sweepReminders(deps, {
+    job: "send-task-reminders",
+    module: "tasks",
+    data: TaskReminders,
+    about: taskReminders.taskId,
+    send: async (ctx, id, taskId) => ((await sendOne(ctx, id, taskId)) ? "sent" : "skipped"),
+  });
+  const skipped = counts.get("skipped") ?? 0;
+  return `${counts.get("sent") ?? 0} task reminders sent${skipped ? `, ${skipped} taken by another run or their task gone` : ""}`;
 }
 
 /** One reminder: read its task and who has not completed it, then claim it and send, in one batch. */

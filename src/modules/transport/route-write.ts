@@ -24,7 +24,7 @@ import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-addr
 import { and, eq, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
-import type { SchoolCtx } from "../../lib/context";
+import { now, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { factChanged } from "../../lib/facts";
 import { m, zodMessage } from "../../lib/message";
@@ -311,8 +311,6 @@ function refuse(
     }
   }
 }
-
-const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /** The audit changes of a stop written by a set-based insert: its columns as new values. */
 const stopCreated = sql`json_object('routeId', json_object('old', NULL, 'new', ${routeStops.routeId}), 'position', json_object('old', NULL, 'new', ${routeStops.position}), 'name', json_object('old', NULL, 'new', ${routeStops.name}), 'time', json_object('old', NULL, 'new', ${routeStops.time}), 'address', json_object('old', NULL, 'new', ${routeStops.address}), 'trustedAddressId', json_object('old', NULL, 'new', ${routeStops.trustedAddressId}))`;

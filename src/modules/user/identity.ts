@@ -21,7 +21,7 @@ import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/s
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
-import type { Ctx, SchoolCtx } from "../../lib/context";
+import { type Ctx, now, type SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { matches } from "../../lib/search";
 
@@ -94,8 +94,6 @@ export interface IdentityEdit {
   lastName?: string;
   email?: string | null;
 }
-
-const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The school's copy of a person it adds by a phone that already belongs to `userId`: what the

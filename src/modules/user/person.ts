@@ -24,7 +24,7 @@ import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/s
 import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
-import type { SchoolCtx } from "../../lib/context";
+import { now, type SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { currentSchoolLanguage } from "../../lib/language";
 import { mayActOn, mayAssign } from "../role/api";
@@ -68,7 +68,6 @@ const justInserted = (table: typeof users | typeof roleUsers | typeof schoolPeop
   sql`${table.id} > ${insertedId(table)} - changes()`;
 
 const roleIdOf = (role: BuiltinRole | number) => (typeof role === "number" ? role : BUILTIN_ROLES[role].id);
-const now = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString();
 
 /**
  * The users of these numbers (deleted ones too) and whether they hold `role` here: one query, to

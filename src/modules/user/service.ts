@@ -20,7 +20,7 @@ import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
-import type { Ctx, SchoolCtx } from "../../lib/context";
+import { type Ctx, now, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
@@ -31,7 +31,6 @@ import { roleUserAudit, takenRoleAudits } from "./people";
 import { addPerson, giveRoles } from "./person";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
-const now = (ctx: Ctx) => ctx.deps.clock.now().toISOString();
 const delegateAudit = { entity: "delegate", table: delegates };
 
 // ---------------------------------------------------------------------------------------------
