@@ -47,6 +47,7 @@ import trustedAddress from "./trusted-address";
 import trustedPerson from "./trusted-person";
 import user from "./user";
 import version from "./version";
+import webhook from "./webhook";
 
 export const MODULES: readonly Module[] = [
   health,
@@ -91,6 +92,7 @@ export const MODULES: readonly Module[] = [
   auditLog,
   legalDocument,
   resetData,
+  webhook,
   dev,
 ];
 

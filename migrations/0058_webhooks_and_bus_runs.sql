@@ -1,0 +1,59 @@
+CREATE TABLE `webhook_delivery` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`endpoint_id` integer NOT NULL,
+	`message_id` integer NOT NULL,
+	`status` text DEFAULT 'pending' NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`attempt_log` text DEFAULT '[]' NOT NULL,
+	`next_attempt_at` text,
+	`claim` text,
+	`delivered_at` text,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`endpoint_id`) REFERENCES `webhook_endpoint`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`message_id`) REFERENCES `webhook_message`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `webhook_delivery_uq` ON `webhook_delivery` (`endpoint_id`,`message_id`);--> statement-breakpoint
+CREATE INDEX `webhook_delivery_endpoint_idx` ON `webhook_delivery` (`school_id`,`endpoint_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `webhook_delivery_message_idx` ON `webhook_delivery` (`message_id`);--> statement-breakpoint
+CREATE INDEX `webhook_delivery_pending_idx` ON `webhook_delivery` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE TABLE `webhook_endpoint` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`url` text NOT NULL,
+	`description` text,
+	`event_types` text NOT NULL,
+	`status` text DEFAULT 'active' NOT NULL,
+	`paused_reason` text,
+	`failure_streak` integer DEFAULT 0 NOT NULL,
+	`secret` text NOT NULL,
+	`previous_secret` text,
+	`previous_secret_until` text,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_endpoint_school_idx` ON `webhook_endpoint` (`school_id`,`status`,`created_at`);--> statement-breakpoint
+CREATE TABLE `webhook_message` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`msg_id` text NOT NULL,
+	`event_type` text NOT NULL,
+	`payload` text NOT NULL,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `webhook_message_msg_uq` ON `webhook_message` (`msg_id`);--> statement-breakpoint
+CREATE INDEX `webhook_message_school_idx` ON `webhook_message` (`school_id`);
+--> statement-breakpoint
+INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (170, 'webhook.manage', 'Register, change and delete the school''s webhook endpoints, read and retry their deliveries', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (1, 170);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 170);
