@@ -37,7 +37,8 @@ CREATE TABLE `webhook_endpoint` (
 	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `webhook_endpoint_school_idx` ON `webhook_endpoint` (`school_id`,`status`,`created_at`);--> statement-breakpoint
+CREATE INDEX `webhook_endpoint_school_idx` ON `webhook_endpoint` (`school_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `webhook_endpoint_status_idx` ON `webhook_endpoint` (`school_id`,`status`,`created_at`);--> statement-breakpoint
 CREATE TABLE `webhook_message` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,

@@ -17,6 +17,7 @@ import { grantsOf } from "../src/modules";
 import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
 import { refusedUrl } from "../src/modules/webhook/url";
+import { makeFamily, schoolDate } from "./fixtures/modules/exit-permission";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
 
@@ -349,5 +350,68 @@ describe("delivery", () => {
     await deliverAll(t);
     const after = (await received(r.name))[1];
     expect(after?.verifiedWith).toEqual([0]);
+  });
+});
+
+describe("events the school emits", () => {
+  const events = async (name: string) =>
+    (await received(name)).map(
+      (r) => JSON.parse(r.body) as { type: string; data: Record<string, Record<string, unknown>> },
+    );
+
+  it("student.created and student.updated from the student routes", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["student.created", "student.updated"]);
+    await configure(t, r.name, [hook.secret]);
+    const res = await t.request("/api/v1/student", {
+      method: "POST",
+      token: await admin(t),
+      body: { firstName: "Pablo", lastName: "Ruiz" },
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    const put = await t.request(`/api/v1/student/${id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { lastName: "Ruiz Gómez" },
+    });
+    expect(put.status).toBe(204);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["student.created", "student.updated"]);
+    expect(got[0]?.data.student).toMatchObject({ id, firstName: "Pablo", lastName: "Ruiz" });
+    expect(got[1]?.data.student).toEqual({ id, changed: { lastName: "Ruiz Gómez" } });
+    expect((await received(r.name)).every((x) => x.verifiedWith.length === 1)).toBe(true);
+  });
+
+  it("exit-permission.confirmed when the office confirms, exit-permission.withdrawn when it withdraws", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    await configure(t, r.name, [hook.secret]);
+    const family = await makeFamily(t, NORTH);
+    const asked = await t.request("/api/v1/exit-permission/absence", {
+      method: "POST",
+      token: await admin(t),
+      body: { studentId: family.studentId, date: schoolDate(t), reason: "Doctor" },
+    });
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    const { id, status } = (await asked.json()) as { id: number; status: string };
+    if (status !== "confirmed") {
+      const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
+        method: "PATCH",
+        token: await admin(t),
+        body: { status: "confirmed" },
+      });
+      expect(confirm.status).toBe(200);
+    }
+    const withdraw = await t.request(`/api/v1/exit-permission/${id}`, { method: "DELETE", token: await admin(t) });
+    expect(withdraw.status).toBe(204);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    expect(got[0]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "confirmed" });
+    expect(got[1]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "cancelled" });
   });
 });

@@ -41,7 +41,10 @@ export const webhookEndpoints = sqliteTable(
     previousSecret: text("previous_secret"),
     previousSecretUntil: text("previous_secret_until"),
   },
-  (t) => [index("webhook_endpoint_school_idx").on(t.schoolId, t.status, t.createdAt)],
+  (t) => [
+    index("webhook_endpoint_school_idx").on(t.schoolId, t.createdAt),
+    index("webhook_endpoint_status_idx").on(t.schoolId, t.status, t.createdAt),
+  ],
 );
 
 /** One event the school emitted, as the payload every endpoint receives (`webhook-id` = `msg_id`). */

@@ -29,6 +29,8 @@ import { anyOf, type Message, m } from "../../lib/message";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { emitWebhookEvent } from "../webhook/api";
+import { announceConfirmed } from "./announce";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, permissionDate, TOO_LATE } from "./resource";
@@ -72,7 +74,9 @@ async function commitDecision(ctx: Ctx, id: number, batch: Batch, from: string, 
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
     if (!row) throw notFound(m`Exit permission ${id} not found`);
-    return exitPermission.toRecord(ctx, row);
+    const record = exitPermission.toRecord(ctx, row);
+    await announceConfirmed(ctx, record);
+    return record;
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
@@ -393,5 +397,11 @@ export async function deleteExitPermission(ctx: Ctx, { params }: InputOf<typeof 
   await exitPermission.commit(ctx, id, batch, {
     diagnose: { action: "cancelling", from: { column: exitPermissions.status, states: [permission.status] } },
   });
+  if (withdraw) {
+    const { studentId, date, kind, routeId, stopId } = permission;
+    await emitWebhookEvent(ctx, "exit-permission.withdrawn", {
+      exitPermission: { id, studentId, date, kind, routeId, stopId, status: "cancelled" },
+    });
+  }
 }
 export const deleteExitPermissionOperation = operation(deleteRoute, deleteExitPermission);

@@ -23,6 +23,7 @@ import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { type Redecision, redecide } from "../exit-permission/api";
 import { assertOffered } from "../school/api";
+import { emitWebhookEvent } from "../webhook/api";
 import { permissions } from "./permissions";
 import { listVisibility, readerContext, visibleTo } from "./visibility";
 
@@ -191,7 +192,7 @@ async function checkFamily(ctx: Ctx, familyId: number | null | undefined) {
   if (!found) throw notFound(m`Family ${familyId} not found`);
 }
 
-export const createStudent = resource.create({
+const created = resource.create({
   access: permissions.write,
   input: z.object({
     firstName: FirstName,
@@ -248,9 +249,17 @@ const updated = resource.update({
   },
 });
 
+/** The school's other systems hear of every new student (webhooks: `student.created`). */
+export const createStudent = operation(created.route, async (ctx, input) => {
+  const student = await created.run(ctx, input);
+  await emitWebhookEvent(ctx, "student.created", { student });
+  return student;
+});
+
 export const updateStudent = operation(updated.route, async (ctx, input) => {
   await updated.run(ctx, input);
   await moved.get(input.body)?.dispatch();
+  await emitWebhookEvent(ctx, "student.updated", { student: { id: input.params.id, changed: input.body } });
 });
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -109,7 +109,6 @@ const listRoute = defineRoute({
     }).strict(),
   },
   responses: { 200: json(pageOf(DeliveryRecord, "WebhookDeliveryPage"), "A page of deliveries") },
-  extensions: { "x-filters": { status: "failed" }, "x-sort": [] },
 });
 
 export const listWebhookDeliveries = operation(listRoute, async (ctx, { params, query }: InputOf<typeof listRoute>) => {

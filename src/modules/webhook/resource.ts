@@ -32,6 +32,12 @@ export const EventType = z.enum(WEBHOOK_EVENT_TYPES).openapi({
     "holds), dismissal.released, route.boarded, route.dropped (a rider on a bus run), student.created, student.updated",
 });
 
+const EventTypes = z
+  .array(EventType)
+  .min(1)
+  .max(WEBHOOK_EVENT_TYPES.length)
+  .openapi({ description: "The event types to deliver to it (each once; at least one)" });
+
 const Url = z
   .url()
   .max(2000)
@@ -123,7 +129,7 @@ export const getWebhook = webhookResource.get({ access: permissions.manage });
 const WebhookCreate = z.strictObject({
   url: Url,
   description: text({ max: 200 }).optional(),
-  eventTypes: z.array(EventType).min(1).max(WEBHOOK_EVENT_TYPES.length),
+  eventTypes: EventTypes,
 });
 
 const createRoute = defineRoute({
@@ -167,7 +173,7 @@ export const updateWebhook = webhookResource.update({
   input: z.object({
     url: Url.optional(),
     description: text({ max: 200 }).nullable().optional(),
-    eventTypes: z.array(EventType).min(1).max(WEBHOOK_EVENT_TYPES.length).optional(),
+    eventTypes: EventTypes.optional(),
     status: z
       .enum(["active", "paused"])
       .optional()
