@@ -4987,6 +4987,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the school's webhook endpoints */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (its signing secret is in this answer only)
+         * @description Events of the chosen types are posted to the URL, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the secret answered here, once). A URL production may not call (not https, a private or loopback address) is a 422.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook by id */
+        get: operations["getWebhook"];
+        /** Update a webhook endpoint: its URL, description, event types, or pause and resume it */
+        put: operations["updateWebhook"];
+        post?: never;
+        /** Delete a webhook endpoint (and its delivery log) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret (the new one is in this answer only)
+         * @description For 24 hours deliveries carry two signatures, with the new secret and with the previous one, so the receiver can switch over without missing an event.
+         */
+        patch: operations["rotateWebhookSecret"];
+        trace?: never;
+    };
+    "/api/v1/webhook/{id}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint's deliveries (paginated), newest first, each with its attempts */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook/{id}/delivery/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again (a new round of attempts, with the same webhook-id)
+         * @description A failed or delivered delivery starts a new round of attempts at once; one still pending is a 409. A paused endpoint is a 422 (resume it first).
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/outbox": {
         parameters: {
             query?: never;
@@ -16063,6 +16160,212 @@ export interface components {
              * @enum {string}
              */
             confirm: "DELETE ALL DATA";
+        };
+        WebhookPage: {
+            /** @description The records of this page */
+            data: components["schemas"]["Webhook"][];
+            /** @description This page's number, from 1 */
+            page: number;
+            /** @description Records per page, as asked */
+            pageSize: number;
+            /** @description Records on every page together */
+            total: number;
+            /** @description The last page's number (1 when there are no records) */
+            lastPage: number;
+            /**
+             * @description The next page's path and query, or null on the last page
+             * @example /api/v1/permission?page=2&pageSize=20
+             */
+            next: string | null;
+            /** @description The previous page's path and query, or null on the first page */
+            previous: string | null;
+        };
+        Webhook: {
+            /**
+             * @description The record's id
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC)
+             * @example 2026-11-21T08:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description Where events are posted
+             * @example https://sis.example.org/hooks/school
+             */
+            url: string;
+            /**
+             * @description A note
+             * @example Student information system
+             */
+            description: string | null;
+            /** @description The event types delivered to it */
+            eventTypes: ("exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated")[];
+            /**
+             * @description active receives events; paused (by an admin, or after repeated failures) does not
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /**
+             * @description Why the service paused it; null otherwise
+             * @example Paused after 10 failed attempts in a row
+             */
+            pausedReason: string | null;
+            /**
+             * @description Failed attempts since its last successful delivery
+             * @example 0
+             */
+            failureStreak: number;
+            /**
+             * Format: date-time
+             * @description After a rotation: until when deliveries are also signed with the previous secret
+             * @example 2026-11-24T15:00:00.000Z
+             */
+            previousSecretUntil: string | null;
+        };
+        WebhookCreate: {
+            /**
+             * Format: uri
+             * @description Where events are posted. In production an https URL to a public address (no localhost, private, link-local or metadata addresses); redirects are not followed
+             * @example https://sis.example.org/hooks/school
+             */
+            url: string;
+            /** @description Text of 1 to 200 characters, without control or bidi formatting characters */
+            description?: string;
+            /** @description The event types to deliver to it (each once; at least one) */
+            eventTypes: ("exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated")[];
+        };
+        WebhookUpdate: {
+            /**
+             * Format: uri
+             * @description Where events are posted. In production an https URL to a public address (no localhost, private, link-local or metadata addresses); redirects are not followed
+             * @example https://sis.example.org/hooks/school
+             */
+            url?: string;
+            /** @description Text of 1 to 200 characters, without control or bidi formatting characters */
+            description?: string | null;
+            /** @description The event types to deliver to it (each once; at least one) */
+            eventTypes?: ("exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated")[];
+            /**
+             * @description paused stops deliveries; active resumes them (and forgets the failures)
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+        };
+        WebhookDeliveryPage: {
+            /** @description The records of this page */
+            data: {
+                /**
+                 * @description The record's id
+                 * @example 1
+                 */
+                id: number;
+                /**
+                 * Format: date-time
+                 * @description When the record was created (UTC)
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the record last changed (UTC)
+                 * @example 2026-11-21T08:00:00.000Z
+                 */
+                updatedAt: string;
+                /**
+                 * @description The endpoint
+                 * @example 1
+                 */
+                webhookId: number;
+                /**
+                 * @description The event's `webhook-id`: the same on every attempt, so a receiver recognises a repeat
+                 * @example msg_2Lq0eJ0mFfJ2vGm0vB7r
+                 */
+                messageId: string;
+                /**
+                 * @description The event's type
+                 * @example student.created
+                 * @enum {string}
+                 */
+                eventType: "exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated";
+                /**
+                 * @description The body sent: `{ type, timestamp, data }`
+                 * @example {
+                 *       "type": "student.created"
+                 *     }
+                 */
+                payload: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description pending (being tried), delivered, failed (for good: after about 24 hours of retries)
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                /**
+                 * @description Attempts made in this round
+                 * @example 1
+                 */
+                attempts: number;
+                /** @description Every attempt, oldest first (the last 50) */
+                attemptLog: {
+                    /**
+                     * Format: date-time
+                     * @description When it was made
+                     * @example 2026-11-23T15:00:05.000Z
+                     */
+                    at: string;
+                    /**
+                     * @description The HTTP status the endpoint answered; null when none
+                     * @example 503
+                     */
+                    statusCode: number | null;
+                    /**
+                     * @description Why it failed; null for a success
+                     * @example HTTP 503
+                     */
+                    error: string | null;
+                    /**
+                     * @description How long it took, in milliseconds
+                     * @example 120
+                     */
+                    durationMs: number;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the next attempt is due; null when none
+                 */
+                nextAttemptAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the endpoint accepted it
+                 */
+                deliveredAt: string | null;
+            }[];
+            /** @description This page's number, from 1 */
+            page: number;
+            /** @description Records per page, as asked */
+            pageSize: number;
+            /** @description Records on every page together */
+            total: number;
+            /** @description The last page's number (1 when there are no records) */
+            lastPage: number;
+            /**
+             * @description The next page's path and query, or null on the last page
+             * @example /api/v1/permission?page=2&pageSize=20
+             */
+            next: string | null;
+            /** @description The previous page's path and query, or null on the first page */
+            previous: string | null;
         };
         OutboxPage: {
             /** @description The records of this page */
@@ -82734,6 +83037,1548 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                      *       "instance": "/api/v1/reset-data",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Only active, or only paused endpoints */
+                status?: "active" | "paused";
+                /** @description The order: one or more of the list's fields, comma-separated; `-` before one for descending. Ties are broken by id. */
+                sort?: ("createdAt" | "-createdAt")[];
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query: pageSize: Too big: expected number to be <=100",
+                     *       "instance": "/api/v1/webhook?pageSize=1000",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Too big: expected number to be <=100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown once) */
+            201: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The record's id
+                         * @example 1
+                         */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description When the record was created (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When the record last changed (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description Where events are posted
+                         * @example https://sis.example.org/hooks/school
+                         */
+                        url: string;
+                        /**
+                         * @description A note
+                         * @example Student information system
+                         */
+                        description: string | null;
+                        /** @description The event types delivered to it */
+                        eventTypes: ("exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated")[];
+                        /**
+                         * @description active receives events; paused (by an admin, or after repeated failures) does not
+                         * @enum {string}
+                         */
+                        status: "active" | "paused";
+                        /**
+                         * @description Why the service paused it; null otherwise
+                         * @example Paused after 10 failed attempts in a row
+                         */
+                        pausedReason: string | null;
+                        /**
+                         * @description Failed attempts since its last successful delivery
+                         * @example 0
+                         */
+                        failureStreak: number;
+                        /**
+                         * Format: date-time
+                         * @description After a rotation: until when deliveries are also signed with the previous secret
+                         * @example 2026-11-24T15:00:00.000Z
+                         */
+                        previousSecretUntil: string | null;
+                        /**
+                         * @description The signing secret (Standard Webhooks): shown only in this answer; keep it
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "School 999 not found",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/webhook/abc",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description The `ETag` of the record as you read it (its GET's): when the record has changed since, the update is a 412 and changes nothing. `*` asks only that it exists. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: schoolId: Unknown field",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "schoolId",
+                     *           "message": "Unknown field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Webhook already exists",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The record changed since it was read: its ETag is no longer the one in `If-Match` */
+            412: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition-failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "Webhook 42 changed since it was read (If-Match); read it again and reapply the change",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds 1048576 bytes",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as application/json",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Request refused by a business rule",
+                     *       "status": 422,
+                     *       "detail": "This URL cannot receive webhooks: not https",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/webhook/abc",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret (shown once) */
+            200: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The record's id
+                         * @example 1
+                         */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description When the record was created (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When the record last changed (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description Where events are posted
+                         * @example https://sis.example.org/hooks/school
+                         */
+                        url: string;
+                        /**
+                         * @description A note
+                         * @example Student information system
+                         */
+                        description: string | null;
+                        /** @description The event types delivered to it */
+                        eventTypes: ("exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated")[];
+                        /**
+                         * @description active receives events; paused (by an admin, or after repeated failures) does not
+                         * @enum {string}
+                         */
+                        status: "active" | "paused";
+                        /**
+                         * @description Why the service paused it; null otherwise
+                         * @example Paused after 10 failed attempts in a row
+                         */
+                        pausedReason: string | null;
+                        /**
+                         * @description Failed attempts since its last successful delivery
+                         * @example 0
+                         */
+                        failureStreak: number;
+                        /**
+                         * Format: date-time
+                         * @description After a rotation: until when deliveries are also signed with the previous secret
+                         * @example 2026-11-24T15:00:00.000Z
+                         */
+                        previousSecretUntil: string | null;
+                        /**
+                         * @description The signing secret (Standard Webhooks): shown only in this answer; keep it
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/webhook/abc/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Request in progress",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still running; retry in a moment",
+                     *       "instance": "/api/v1/webhook/42/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/business-rule",
+                     *       "title": "Idempotency-Key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request; use a new key for a new request",
+                     *       "instance": "/api/v1/webhook/42/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42/rotate-secret",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number;
+                /** @description Only deliveries in this state */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description The `ETag` of an answer already held (e.g. `W/"3f9a1c07b2e4d865"`): when it is still current, the answer is a 304 with no body. */
+                "If-None-Match"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` ETag is the current answer's */
+            304: {
+                headers: {
+                    /** @description A weak validator of this answer: send it back as `If-None-Match` to get a 304 when nothing changed */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/webhook/abc/delivery",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42/delivery",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42/delivery",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42/delivery",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The current school. Required when the caller has roles in more than one school, and from super-admins on school routes. A school that does not exist is a 404. */
+                "X-School-Id"?: number;
+                /** @description Makes a retry safe: the first answer to this request is kept for 24 hours (per user and key) and a repeat of the same request gets it again, with `Idempotent-Replayed: true`. The same key with another request is a 422; a repeat while the first still runs is a 409 (retry in a moment). 1 to 255 printable ASCII characters, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+                /** @description The language of the texts for people in the answer (problems, labels, file names and headers): es or en, q-values honoured (`es-MX, en;q=0.5`). Without it, the signed-in user's language, else the school's, else English. `content-language` says which. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /** @description Record id (integer, min 1) */
+                id: number;
+                /** @description The delivery's id */
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The record's id
+                         * @example 1
+                         */
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description When the record was created (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When the record last changed (UTC)
+                         * @example 2026-11-21T08:00:00.000Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description The endpoint
+                         * @example 1
+                         */
+                        webhookId: number;
+                        /**
+                         * @description The event's `webhook-id`: the same on every attempt, so a receiver recognises a repeat
+                         * @example msg_2Lq0eJ0mFfJ2vGm0vB7r
+                         */
+                        messageId: string;
+                        /**
+                         * @description The event's type
+                         * @example student.created
+                         * @enum {string}
+                         */
+                        eventType: "exit-permission.confirmed" | "exit-permission.withdrawn" | "dismissal.released" | "route.boarded" | "route.dropped" | "student.created" | "student.updated";
+                        /**
+                         * @description The body sent: `{ type, timestamp, data }`
+                         * @example {
+                         *       "type": "student.created"
+                         *     }
+                         */
+                        payload: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description pending (being tried), delivered, failed (for good: after about 24 hours of retries)
+                         * @enum {string}
+                         */
+                        status: "pending" | "delivered" | "failed";
+                        /**
+                         * @description Attempts made in this round
+                         * @example 1
+                         */
+                        attempts: number;
+                        /** @description Every attempt, oldest first (the last 50) */
+                        attemptLog: {
+                            /**
+                             * Format: date-time
+                             * @description When it was made
+                             * @example 2026-11-23T15:00:05.000Z
+                             */
+                            at: string;
+                            /**
+                             * @description The HTTP status the endpoint answered; null when none
+                             * @example 503
+                             */
+                            statusCode: number | null;
+                            /**
+                             * @description Why it failed; null for a success
+                             * @example HTTP 503
+                             */
+                            error: string | null;
+                            /**
+                             * @description How long it took, in milliseconds
+                             * @example 120
+                             */
+                            durationMs: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When the next attempt is due; null when none
+                         */
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the endpoint accepted it
+                         */
+                        deliveredAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: malformed JSON, a wrong type, a value out of range, an unknown field */
+            400: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "Invalid path parameter: id: Invalid input: expected number, received string",
+                     *       "instance": "/api/v1/webhook/abc/delivery/42/retry",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10",
+                     *       "errors": [
+                     *         {
+                     *           "path": "id",
+                     *           "message": "Invalid input: expected number, received string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or credentials that are invalid or expired */
+            401: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Invalid or expired access token",
+                     *       "status": 401,
+                     *       "detail": "Refresh it or sign in again.",
+                     *       "instance": "/api/v1/webhook/42/delivery/42/retry",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but not allowed (missing permission, not a member of the school, the school's module disabled) */
+            403: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Not allowed",
+                     *       "status": 403,
+                     *       "detail": "Missing permission webhook.manage in school 1",
+                     *       "instance": "/api/v1/webhook/42/delivery/42/retry",
+                     *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in this school */
+            404: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate unique value, stale state) */
+            409: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refused by a business rule */
+            422: {
+                headers: {
+                    /** @description `true`: the answer kept for an earlier request with this `Idempotency-Key` (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    "content-language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
+                     *       "instance": "/api/v1/webhook/42/delivery/42/retry",
                      *       "requestId": "3f6c1a2e-8d4b-4f6e-9a57-0c2d9b1e7a10"
                      *     }
                      */
