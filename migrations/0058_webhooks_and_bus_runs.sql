@@ -1,3 +1,77 @@
+CREATE TABLE `route_run_event` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`run_id` integer NOT NULL,
+	`student_id` integer NOT NULL,
+	`event` text NOT NULL,
+	`stop_id` integer,
+	`at` text NOT NULL,
+	`insist_reason` text,
+	`recorded_by` integer,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`run_id`) REFERENCES `route_run`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`student_id`) REFERENCES `student`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`stop_id`) REFERENCES `route_stop`(`id`) ON UPDATE no action ON DELETE set null,
+	FOREIGN KEY (`recorded_by`) REFERENCES `user`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `route_run_event_uq` ON `route_run_event` (`run_id`,`student_id`,`event`);--> statement-breakpoint
+CREATE INDEX `route_run_event_run_idx` ON `route_run_event` (`school_id`,`run_id`,`at`);--> statement-breakpoint
+CREATE INDEX `route_run_event_student_idx` ON `route_run_event` (`student_id`);--> statement-breakpoint
+CREATE TABLE `route_run_notice` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`run_id` integer NOT NULL,
+	`student_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`run_id`) REFERENCES `route_run`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`student_id`) REFERENCES `student`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `route_run_notice_uq` ON `route_run_notice` (`run_id`,`student_id`,`kind`);--> statement-breakpoint
+CREATE TABLE `route_run_position` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`run_id` integer NOT NULL,
+	`lat` real NOT NULL,
+	`lon` real NOT NULL,
+	`speed` real,
+	`at` text NOT NULL,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`run_id`) REFERENCES `route_run`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `route_run_position_run_idx` ON `route_run_position` (`school_id`,`run_id`,`at`);--> statement-breakpoint
+CREATE TABLE `route_run` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
+	`school_id` integer NOT NULL,
+	`route_id` integer NOT NULL,
+	`date` text NOT NULL,
+	`status` text DEFAULT 'running' NOT NULL,
+	`started_at` text NOT NULL,
+	`started_by` integer,
+	`finished_at` text,
+	`last_lat` real,
+	`last_lon` real,
+	`last_speed` real,
+	`last_position_at` text,
+	`approach_checked_at` text,
+	FOREIGN KEY (`school_id`) REFERENCES `school`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`route_id`) REFERENCES `route`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`started_by`) REFERENCES `user`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `route_run_day_uq` ON `route_run` (`school_id`,`route_id`,`date`);--> statement-breakpoint
+CREATE INDEX `route_run_date_idx` ON `route_run` (`school_id`,`date`);--> statement-breakpoint
 CREATE TABLE `webhook_delivery` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,
@@ -55,6 +129,16 @@ CREATE INDEX `webhook_message_school_idx` ON `webhook_message` (`school_id`);
 --> statement-breakpoint
 INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (170, 'webhook.manage', 'Register, change and delete the school''s webhook endpoints, read and retry their deliveries', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
 --> statement-breakpoint
+INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (171, 'route.run', 'Run a route: start and finish its day''s run, record boardings, drops and positions (a driver: their vehicles'' routes)', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+--> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (1, 170);
 --> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (1, 171);
+--> statement-breakpoint
 INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 170);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (2, 171);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (3, 171);
+--> statement-breakpoint
+INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES (6, 171);

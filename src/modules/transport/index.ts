@@ -10,11 +10,13 @@ export default defineModule({
   paths: ["/api/v1/transport", "/api/v1/route"],
   permissions,
   load: async () => {
-    const [v, r, w, f] = await Promise.all([
+    const [v, r, w, f, run, live] = await Promise.all([
       import("./vehicle"),
       import("./route"),
       import("./route-write"),
       import("./family"),
+      import("./run"),
+      import("./live"),
     ]);
     return {
       operations: [
@@ -27,9 +29,15 @@ export default defineModule({
         w.createRouteOperation,
         // Before `/route/{id}`: `mine` is not an id.
         f.getFamilyRoutes,
+        live.getFamilyLiveRoutes,
         r.getRoute,
         w.updateRouteOperation,
         w.deleteRouteOperation,
+        run.startRouteRun,
+        run.getRouteRun,
+        run.finishRouteRun,
+        run.recordRouteRunBoarding,
+        run.recordRouteRunPosition,
       ],
     };
   },

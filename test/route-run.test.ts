@@ -1,0 +1,214 @@
+/**
+ * The bus run: the driver starts today's run of a route (once a day), records boardings and drops
+ * (idempotent; a rider not on today's final list is a 422 naming why unless the driver insists with
+ * a reason), positions (one every 5 s: 429 with RateLimit headers), and finishes it; staff read its
+ * state (stops reached, delay); a guardian sees their child's bus (boarded, the time at their stop,
+ * the position between the first stop and theirs) and nothing of other children; pushes "boarded /
+ * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
+ */
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { notifications } from "../src/db/schema/notification";
+import { routeRunEvents } from "../src/db/schema/route-run";
+import { webhookMessages } from "../src/db/schema/webhook";
+import { grantsOf } from "../src/modules";
+import { makeFamily } from "./fixtures/modules/exit-permission";
+import { makeRoute } from "./fixtures/modules/route-availability";
+import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+
+const NORTH = 1;
+/** Monday 2026-11-23, 15:00 in Mexico City (the demo school's zone): before the first stop (15:10). */
+const AFTERNOON = new Date("2026-11-23T21:00:00.000Z");
+
+type State = {
+  id: number | null;
+  status: string;
+  stopsReached: number[];
+  delayMinutes: number | null;
+  positions: { lat: number; lon: number }[];
+  events: { id: number; studentId: number; event: string; insistReason: string | null }[];
+};
+type Live = {
+  data: {
+    student: { id: number };
+    route: { id: number };
+    run: string;
+    boardedAt: string | null;
+    droppedAt: string | null;
+    estimatedAt: string | null;
+    delayMinutes: number | null;
+    position: { lat: number; lon: number } | null;
+  }[];
+};
+
+const admin = (t: TestApp) => t.token(DEMO.northAdmin.id, { [NORTH]: grantsOf("school-admin").map((p) => p.name) });
+
+async function setUp() {
+  const t = makeTestApp();
+  t.clock.current = new Date(AFTERNOON);
+  // Ana rides to the first stop (15:10), Beto to the second (15:25).
+  const route = await makeRoute(t, NORTH, {
+    riders: [
+      ["Ana", "Run"],
+      ["Beto", "Run"],
+    ],
+  });
+  const [ana, beto] = route.studentIds as [number, number];
+  const [first, second] = route.stopIds as [number, number];
+  const anaFamily = await makeFamily(t, NORTH, { studentId: ana });
+  const betoFamily = await makeFamily(t, NORTH, { studentId: beto });
+  const guardian = (f: { userId: number }) => t.token(f.userId, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+  const path = `/api/v1/route/${route.routeId}/run`;
+  const call = async (suffix: string, method: string, body?: unknown) =>
+    t.request(`${path}${suffix}`, { method, token: await admin(t), body });
+  const board = (studentId: number, event: string, stopId: number, extra: object = {}) =>
+    call("/boarding", "POST", { studentId, event, stopId, at: t.clock.now().toISOString(), ...extra });
+  const live = async (f: { userId: number }) => {
+    const res = await t.request("/api/v1/route/mine/live", { token: await guardian(f) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return ((await res.json()) as Live).data.filter((d) => d.route.id === route.routeId);
+  };
+  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live };
+}
+
+describe("the run", () => {
+  it("starts once a day, records boardings idempotently, finishes once", async () => {
+    const { t, ana, first, call, board } = await setUp();
+    const before = await board(ana, "boarded", first);
+    expect((await problem(before)).status).toBe(422);
+
+    const started = await call("", "POST");
+    expect(started.status, await started.clone().text()).toBe(201);
+    const run = (await started.json()) as State;
+    expect(run).toMatchObject({ status: "running", stopsReached: [], delayMinutes: null });
+    const again = (await (await call("", "POST")).json()) as State;
+    expect(again.id).toBe(run.id);
+
+    t.clock.advance(14 * 60); // 15:14: four minutes behind the first stop's 15:10
+    const boarded = await board(ana, "boarded", first);
+    expect(boarded.status, await boarded.clone().text()).toBe(201);
+    const event = (await boarded.json()) as { id: number };
+    const repeat = await board(ana, "boarded", first);
+    expect(((await repeat.json()) as { id: number }).id).toBe(event.id);
+    const rows = await t.db.select().from(routeRunEvents).where(eq(routeRunEvents.studentId, ana));
+    expect(rows).toHaveLength(1);
+    const told = await t.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.aboutEntity, "route"), eq(notifications.category, "afternoon")));
+    expect(told.filter((n) => JSON.stringify(n.title).includes("is on the bus"))).toHaveLength(1);
+
+    const state = (await (await call("", "GET")).json()) as State;
+    expect(state).toMatchObject({ status: "running", stopsReached: [first], delayMinutes: 4 });
+    expect(state.events.map((e) => [e.studentId, e.event])).toEqual([[ana, "boarded"]]);
+
+    const finished = await call("/finish", "PATCH");
+    expect(finished.status).toBe(200);
+    expect(((await finished.json()) as State).status).toBe("finished");
+    expect((await problem(await call("/finish", "PATCH"))).status).toBe(409);
+    expect((await problem(await board(ana, "dropped", first))).status).toBe(422);
+  });
+
+  it("refuses a rider not on today's list (422 naming why), records them when the driver insists", async () => {
+    const { t, first, call, board } = await setUp();
+    await call("", "POST");
+    const stranger = await makeFamily(t, NORTH);
+    const refused = await board(stranger.studentId, "boarded", first);
+    const p = await problem(refused);
+    expect(p.status).toBe(422);
+    expect(p.detail).toContain(`Student ${stranger.studentId} is not on today's list`);
+    const insisted = await board(stranger.studentId, "boarded", first, { insistReason: "Her mother asked" });
+    expect(insisted.status).toBe(201);
+    expect(await insisted.json()).toMatchObject({ insistReason: "Her mother asked" });
+    expect((await problem(await board(stranger.studentId, "boarded", 999_999))).status).toBe(422);
+  });
+
+  it("takes one position every 5 s (429 beyond, RateLimit headers)", async () => {
+    const { t, call } = await setUp();
+    await call("", "POST");
+    const position = () => call("/position", "POST", { lat: 19.43, lon: -99.13, at: t.clock.now().toISOString() });
+    const ok = await position();
+    expect(ok.status, await ok.clone().text()).toBe(201);
+    expect(ok.headers.get("ratelimit")).toContain("route-position");
+    const limited = await position();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    t.clock.advance(5);
+    expect((await position()).status).toBe(201);
+  });
+
+  it("webhooks hear route.boarded and route.dropped", async () => {
+    const { t, ana, first, call, board } = await setUp();
+    const res = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: await admin(t),
+      body: { url: "http://127.0.0.1:9/hook", eventTypes: ["route.boarded", "route.dropped"] },
+    });
+    expect(res.status).toBe(201);
+    await call("", "POST");
+    await board(ana, "boarded", first);
+    await board(ana, "dropped", first);
+    const sent = await t.db.select().from(webhookMessages);
+    expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
+    expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
+  });
+});
+
+describe("a guardian's live view", () => {
+  it("shows their child's bus, the time at their stop, the position only between the first stop and theirs", async () => {
+    const { t, ana, beto, first, second, betoFamily, call, board, live } = await setUp();
+    const [notStarted] = await live(betoFamily);
+    expect(notStarted).toMatchObject({ student: { id: beto }, run: "not-started", estimatedAt: "15:25" });
+
+    await call("", "POST");
+    await call("/position", "POST", { lat: 19.4, lon: -99.1, at: t.clock.now().toISOString() });
+    const [beforeFirst] = await live(betoFamily);
+    expect(beforeFirst?.position).toBeNull();
+
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first); // home: Ana leaves at the first stop, four minutes late
+    t.clock.advance(60);
+    await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    const [between] = await live(betoFamily);
+    expect(between).toMatchObject({ run: "running", delayMinutes: 4, estimatedAt: "15:29", droppedAt: null });
+    expect(between?.position).toMatchObject({ lat: 19.41, lon: -99.11 });
+    // Nothing of Ana: only Beto's ride, and no events of others.
+    expect(await live(betoFamily)).toHaveLength(1);
+    expect(JSON.stringify(between)).not.toContain(String(ana));
+
+    t.clock.advance(14 * 60);
+    await board(beto, "dropped", second);
+    const [after] = await live(betoFamily);
+    expect(after).toMatchObject({ estimatedAt: null, position: null });
+    expect(after?.droppedAt).not.toBeNull();
+  });
+
+  it('pushes "five minutes away" once, when the time at the child\'s stop is five minutes off', async () => {
+    const { t, ana, beto, first, call, board } = await setUp();
+    await call("", "POST");
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first); // four minutes late: Beto's stop expected at 15:29
+    const position = async () => {
+      t.clock.advance(60);
+      await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    };
+    await position(); // 15:15: fourteen minutes off
+    const approaching = async () =>
+      (
+        await t.db
+          .select()
+          .from(notifications)
+          .where(and(eq(notifications.aboutEntity, "route")))
+      ).filter((n) => JSON.stringify(n.title).includes("five minutes away"));
+    expect(await approaching()).toHaveLength(0);
+    t.clock.advance(8 * 60); // 15:24
+    await position(); // 15:25: four minutes off
+    expect(await approaching()).toHaveLength(1);
+    await position();
+    await position();
+    const sent = await approaching();
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0]?.body)).toContain("15:29");
+    expect(sent[0]?.audience).toEqual({ guardiansOf: [beto] });
+  });
+});
