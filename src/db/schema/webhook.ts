@@ -55,7 +55,7 @@ export const webhookMessages = sqliteTable(
     schoolId: schoolId(),
     /** The Standard Webhooks message id (`msg_...`): the same on every attempt, so a receiver can dedupe. */
     msgId: text("msg_id").notNull(),
-    eventType: text("event_type").notNull(),
+    eventType: text("event_type", { enum: WEBHOOK_EVENT_TYPES }).notNull(),
     /** The JSON body sent: `{ type, timestamp, data }`. */
     payload: text("payload").notNull(),
   },

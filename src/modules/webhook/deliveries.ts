@@ -27,6 +27,9 @@ import { permissions } from "./permissions";
 
 const d = webhookDeliveries;
 
+/** The stored body: a JSON object (`{ type, timestamp, data }`). */
+const Payload = z.record(z.string(), z.unknown());
+
 const Attempt = z.object({
   at: z.iso.datetime().openapi({ example: "2026-11-23T15:00:05.000Z", description: "When it was made" }),
   statusCode: z
@@ -81,8 +84,8 @@ const toDelivery = (row: Row): z.output<typeof DeliveryRecord> => ({
   ...timestamps(row),
   webhookId: row.endpointId,
   messageId: row.msgId,
-  eventType: row.eventType as z.output<typeof DeliveryRecord>["eventType"],
-  payload: JSON.parse(row.payload) as Record<string, unknown>,
+  eventType: row.eventType,
+  payload: Payload.parse(JSON.parse(row.payload)),
   status: row.status,
   attempts: row.attempts,
   attemptLog: row.attemptLog,

@@ -13,7 +13,7 @@ import {
   webhookEndpoints,
   webhookMessages,
 } from "../../db/schema/webhook";
-import { and, eq, type SQL, sql } from "../../db/sql";
+import { and, eq, sql } from "../../db/sql";
 import { columnList } from "../../db/write";
 import { type Ctx, schoolOf } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
@@ -25,7 +25,7 @@ const subscribed = (type: WebhookEventType) =>
   and(
     eq(webhookEndpoints.status, "active"),
     sql`EXISTS (SELECT 1 FROM json_each(${webhookEndpoints.eventTypes}) WHERE value = ${type})`,
-  ) as SQL;
+  );
 
 /**
  * Sends `type` with `data` to every endpoint of the current school subscribed to it. Call it after
