@@ -49,6 +49,7 @@ CREATE TABLE `route_run_position` (
 );
 --> statement-breakpoint
 CREATE INDEX `route_run_position_run_idx` ON `route_run_position` (`school_id`,`run_id`,`at`);--> statement-breakpoint
+CREATE INDEX `route_run_position_created_idx` ON `route_run_position` (`created_at`);--> statement-breakpoint
 CREATE TABLE `route_run` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL,

@@ -6,12 +6,14 @@
  * the position between the first stop and theirs) and nothing of other children; pushes "boarded /
  * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { notifications } from "../src/db/schema/notification";
-import { routeRunEvents } from "../src/db/schema/route-run";
+import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
 import { webhookMessages } from "../src/db/schema/webhook";
+import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
+import { sweepRunPositions } from "../src/modules/transport/run-sweep";
 import { makeFamily } from "./fixtures/modules/exit-permission";
 import { makeRoute } from "./fixtures/modules/route-availability";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
@@ -135,6 +137,11 @@ describe("the run", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     t.clock.advance(5);
     expect((await position()).status).toBe(201);
+    // Kept for the day only: the sweep deletes them a day later (the run keeps its last position).
+    expect(await t.db.select().from(routeRunPositions)).not.toHaveLength(0);
+    t.clock.advance(24 * 3600 + 60);
+    await sweepRunPositions(t.deps);
+    expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
   });
 
   it("webhooks hear route.boarded and route.dropped", async () => {
@@ -151,6 +158,27 @@ describe("the run", () => {
     const sent = await t.db.select().from(webhookMessages);
     expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
     expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
+  });
+});
+
+describe("who runs a route", () => {
+  it("a driver runs the routes of the vehicle they drive; any other route is a 404 to them", async () => {
+    const t = makeTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    // The demo teacher (user 3) as a signed-in driver: the built-in driver role in the school.
+    const userId = DEMO.northTeacher.id;
+    await t.db.run(
+      sql`INSERT OR IGNORE INTO role_user (school_id, user_id, role_id) VALUES (${NORTH}, ${userId}, ${BUILTIN_ROLES.driver.id})`,
+    );
+    const token = await t.token(userId, { [NORTH]: grantsOf("driver").map((p) => p.name) });
+    const theirs = await makeRoute(t, NORTH, { driverUserId: userId });
+    const other = await makeRoute(t, NORTH);
+    const start = (routeId: number) => t.request(`/api/v1/route/${routeId}/run`, { method: "POST", token });
+    expect((await start(theirs.routeId)).status).toBe(201);
+    expect((await problem(await start(other.routeId))).status).toBe(404);
+    const parent = await t.token(DEMO.northParent.id, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+    const refused = await t.request(`/api/v1/route/${theirs.routeId}/run`, { method: "POST", token: parent });
+    expect(refused.status).toBe(403);
   });
 });
 

@@ -82,7 +82,10 @@ export const routeRunPositions = sqliteTable(
     speed: real("speed"),
     at: text("at").notNull(),
   },
-  (t) => [index("route_run_position_run_idx").on(t.schoolId, t.runId, t.at)],
+  (t) => [
+    index("route_run_position_run_idx").on(t.schoolId, t.runId, t.at),
+    index("route_run_position_created_idx").on(t.createdAt),
+  ],
 );
 
 /** A push sent about a rider on a run ("five minutes away"): once per rider, run and kind. */

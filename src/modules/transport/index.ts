@@ -9,6 +9,13 @@ export default defineModule({
   name: "transport",
   paths: ["/api/v1/transport", "/api/v1/route"],
   permissions,
+  jobs: [
+    {
+      cron: "*/5 * * * *",
+      name: "sweep-route-positions",
+      run: async (deps) => (await import("./run-sweep")).sweepRunPositions(deps),
+    },
+  ],
   load: async () => {
     const [v, r, w, f, run, live] = await Promise.all([
       import("./vehicle"),
