@@ -16,7 +16,7 @@ import { grantsOf } from "../src/modules";
 import { sweepRunPositions } from "../src/modules/transport/run-sweep";
 import { makeFamily } from "./fixtures/modules/exit-permission";
 import { makeRoute } from "./fixtures/modules/route-availability";
-import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 /** Monday 2026-11-23, 15:00 in Mexico City (the demo school's zone): before the first stop (15:10). */
@@ -158,6 +158,33 @@ describe("the run", () => {
     const sent = await t.db.select().from(webhookMessages);
     expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
     expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
+  });
+});
+
+describe("round trips", () => {
+  it("a boarding: one read, the final list, one write (and the webhook's one); a repeat: one read", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Trips"]] });
+    const token = await admin(t);
+    await t.request(`/api/v1/route/${route.routeId}/run`, { method: "POST", token });
+    const board = () =>
+      t.request(`/api/v1/route/${route.routeId}/run/boarding`, {
+        method: "POST",
+        token,
+        body: {
+          studentId: route.studentIds[0],
+          event: "boarded",
+          stopId: route.stopIds[0],
+          at: t.clock.now().toISOString(),
+        },
+      });
+    const first = await measure(board);
+    expect(first.res.status, await first.res.clone().text()).toBe(201);
+    expect(first.calls).toBe(4);
+    const repeat = await measure(board);
+    expect(repeat.res.status).toBe(201);
+    expect(repeat.calls).toBe(1);
   });
 });
 

@@ -14,7 +14,6 @@ import {
   routeRunNotices,
   routeRuns,
 } from "../../db/schema/route-run";
-import { Students, students } from "../../db/schema/student";
 import { eq } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
@@ -28,33 +27,29 @@ import { eta, progress } from "./run-state";
 /** How long before the estimated time at the child's stop the guardians are told. */
 export const APPROACHING_MINUTES = 5;
 
-/** The guardians of a rider hear that they boarded or were dropped, and where. */
-export async function tellBoarding(
+/**
+ * The guardians of a rider hear that they boarded or were dropped, and where: statements for the
+ * event's own batch, and the dispatch for after it committed.
+ */
+export function boardingNotice(
   ctx: Ctx,
-  about: { routeId: number; studentId: number; event: "boarded" | "dropped"; stop: StopOut },
+  about: { routeId: number; studentId: number; firstName: string; event: "boarded" | "dropped"; stop: StopOut },
 ) {
-  try {
-    const student = await Students.find(ctx, about.studentId, { firstName: students.firstName });
-    const name = student?.firstName ?? "";
-    const at = about.stop.name;
-    const sending = notify(ctx, {
-      category: "afternoon",
-      title:
-        about.event === "boarded"
-          ? { en: `${name} is on the bus`, es: `${name} subió al autobús` }
-          : { en: `${name} got off the bus`, es: `${name} bajó del autobús` },
-      body:
-        about.event === "boarded"
-          ? { en: `Boarded at ${at}.`, es: `Subió en ${at}.` }
-          : { en: `Dropped at ${at}.`, es: `Bajó en ${at}.` },
-      about: { entity: "route", id: about.routeId },
-      audience: { guardiansOf: [about.studentId] },
-    });
-    await new Batch(ctx).add(...sending.statements).commit();
-    await sending.dispatch();
-  } catch (err) {
-    log.error("boarding not told", { studentId: about.studentId, ...errorFields(err) });
-  }
+  const name = about.firstName;
+  const at = about.stop.name;
+  return notify(ctx, {
+    category: "afternoon",
+    title:
+      about.event === "boarded"
+        ? { en: `${name} is on the bus`, es: `${name} subió al autobús` }
+        : { en: `${name} got off the bus`, es: `${name} bajó del autobús` },
+    body:
+      about.event === "boarded"
+        ? { en: `Boarded at ${at}.`, es: `Subió en ${at}.` }
+        : { en: `Dropped at ${at}.`, es: `Bajó en ${at}.` },
+    about: { entity: "route", id: about.routeId },
+    audience: { guardiansOf: [about.studentId] },
+  });
 }
 
 /**

@@ -78,22 +78,25 @@ export type RunState = z.output<typeof RunState>;
 export type RunRow = typeof routeRuns.$inferSelect;
 export type EventRow = z.output<typeof RunEventRecord>;
 
+/** Runs' events with the rider's name, as the API answers them (add the conditions). */
+export const eventsQuery = (ctx: Ctx) =>
+  RouteRunEvents.select(ctx, {
+    id: routeRunEvents.id,
+    studentId: routeRunEvents.studentId,
+    firstName: students.firstName,
+    lastName: students.lastName,
+    event: routeRunEvents.event,
+    stopId: routeRunEvents.stopId,
+    at: routeRunEvents.at,
+    insistReason: routeRunEvents.insistReason,
+  }).join(Students, eq(students.id, routeRunEvents.studentId));
+
 /** The reads of a route's run on a date, added to `batch`. */
 export function runReads(ctx: Ctx, batch: Batch, routeId: number, date: string) {
   const run = batch.read(RouteRuns.select(ctx).where(eq(routeRuns.routeId, routeId), eq(routeRuns.date, date)));
   const ofRun = RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, routeId), eq(routeRuns.date, date));
   const events = batch.read(
-    RouteRunEvents.select(ctx, {
-      id: routeRunEvents.id,
-      studentId: routeRunEvents.studentId,
-      firstName: students.firstName,
-      lastName: students.lastName,
-      event: routeRunEvents.event,
-      stopId: routeRunEvents.stopId,
-      at: routeRunEvents.at,
-      insistReason: routeRunEvents.insistReason,
-    })
-      .join(Students, eq(students.id, routeRunEvents.studentId))
+    eventsQuery(ctx)
       .where(inList(routeRunEvents.runId, ofRun))
       .orderBy(sql`${routeRunEvents.at}`, sql`${routeRunEvents.id}`),
   );

@@ -13,8 +13,10 @@ import {
   routeRunPositions,
   routeRuns,
 } from "../../db/schema/route-run";
+import { Students, students } from "../../db/schema/student";
 import { Routes, routes } from "../../db/schema/transport";
 import { eq } from "../../db/sql";
+import { inList } from "../../db/write";
 import type { Ctx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
@@ -28,8 +30,8 @@ import { schoolZone } from "../school/api";
 import { emitWebhookEvent } from "../webhook/api";
 import { permissions } from "./permissions";
 import { parseStops, stopsOf } from "./route";
-import { checkApproaching, tellBoarding } from "./run-notices";
-import { Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
+import { boardingNotice, checkApproaching } from "./run-notices";
+import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
 import { schoolToday } from "./today";
 import { routeVisible } from "./visibility";
 
@@ -38,13 +40,20 @@ export const POSITION_EVERY_SECONDS = 5;
 
 const meta = { tag: "Transport", module: "transport", scope: "school" } as const;
 
-/** The route as the caller may see it (a driver: their vehicles' only), with its stops; else 404. */
-async function readRoute(ctx: Ctx, id: number) {
-  const row = await Routes.select(ctx, { id: routes.id, direction: routes.direction, stops: stopsOf(routes.id) })
-    .where(eq(routes.id, id), routeVisible(ctx, routes.transportId))
-    .first();
+/** The route as the caller may see it (a driver: their vehicles' only), with its stops. */
+const routeQuery = (ctx: Ctx, id: number) =>
+  Routes.select(ctx, { id: routes.id, direction: routes.direction, stops: stopsOf(routes.id) }).where(
+    eq(routes.id, id),
+    routeVisible(ctx, routes.transportId),
+  );
+
+function routeOf(row: { id: number; direction: string; stops: string | null } | undefined, id: number) {
   if (!row) throw notFound(m`Route ${id} not found`);
   return { id: row.id, direction: row.direction, stops: parseStops(row.stops) };
+}
+
+async function readRoute(ctx: Ctx, id: number) {
+  return routeOf(await routeQuery(ctx, id).first(), id);
 }
 
 /** The route's state on `date`, in one read. */
@@ -212,70 +221,96 @@ const boardingRoute = defineRoute({
 export const recordRouteRunBoarding = operation(
   boardingRoute,
   async (ctx, { params, body }: InputOf<typeof boardingRoute>) => {
-    const route = await readRoute(ctx, params.id);
     const date = await schoolToday(ctx);
-    const stop = route.stops.find((s) => s.id === body.stopId);
-    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${route.id}`);
+    // One read: the route (as the caller may see it), today's run, the event if already recorded, the rider's name.
     const batch = new Batch(ctx);
+    const routeRead = batch.read(routeQuery(ctx, params.id));
     const runRead = batch.read(
       RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status }).where(
-        eq(routeRuns.routeId, route.id),
+        eq(routeRuns.routeId, params.id),
         eq(routeRuns.date, date),
       ),
     );
-    const results = await batch.commit();
-    const [run] = results.get(runRead);
-    if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
-    const existing = () =>
-      RouteRunEvents.select(ctx, { id: routeRunEvents.id }).where(
-        eq(routeRunEvents.runId, run.id),
+    const thisEvent = () =>
+      eventsQuery(ctx).where(
+        inList(
+          routeRunEvents.runId,
+          RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, params.id), eq(routeRuns.date, date)),
+        ),
         eq(routeRunEvents.studentId, body.studentId),
         eq(routeRunEvents.event, body.event),
       );
-    const before = await existing().first();
-    if (!before) {
-      const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
-      const listed = lists[0]?.students.find((s) => s.studentId === body.studentId);
-      const rides = listed && listed.status !== "away";
-      if (!rides && !body.insistReason) {
-        throw unprocessable(
-          listed
-            ? m`Student ${body.studentId} is not on today's list of route ${route.id}: ${verbatim(listed.reason ?? "away")}`
-            : m`Student ${body.studentId} is not on today's list of route ${route.id}`,
-        );
-      }
-      try {
-        await new Batch(ctx)
-          .add(
-            ...RouteRunEvents.insert(ctx, {
-              runId: run.id,
-              studentId: body.studentId,
-              event: body.event,
-              stopId: stop.id,
-              at: body.at,
-              insistReason: rides ? null : (body.insistReason ?? null),
-              recordedBy: ctx.userId,
-            }),
-          )
-          .commit();
-        if (body.event !== "no-show") {
-          await tellBoarding(ctx, { routeId: route.id, studentId: body.studentId, event: body.event, stop });
-          await emitWebhookEvent(ctx, body.event === "boarded" ? "route.boarded" : "route.dropped", {
-            routeId: route.id,
-            date,
-            studentId: body.studentId,
-            stopId: stop.id,
-            at: body.at,
-          });
-        }
-      } catch (err) {
-        // Recorded at the same moment by another request: the unique event answers that one.
-        if (!(err instanceof ApiError && err.status === 409)) throw err;
-      }
+    const eventRead = batch.read(thisEvent());
+    const nameRead = batch.read(
+      Students.select(ctx, { firstName: students.firstName }).where(eq(students.id, body.studentId)),
+    );
+    const results = await batch.commit();
+    const route = routeOf(results.get(routeRead)[0], params.id);
+    const stop = route.stops.find((s) => s.id === body.stopId);
+    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${route.id}`);
+    const [run] = results.get(runRead);
+    if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    const [before] = results.get(eventRead);
+    if (before) return before;
+    const [student] = results.get(nameRead);
+    if (!student) throw notFound(m`Student ${body.studentId} not found`);
+
+    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
+    const listed = lists[0]?.students.find((s) => s.studentId === body.studentId);
+    const rides = listed && listed.status !== "away";
+    if (!rides && !body.insistReason) {
+      throw unprocessable(
+        listed
+          ? m`Student ${body.studentId} is not on today's list of route ${route.id}: ${verbatim(listed.reason ?? "away")}`
+          : m`Student ${body.studentId} is not on today's list of route ${route.id}`,
+      );
     }
-    const state = await readState(ctx, route.id, date, route.stops);
-    const event = state.events.find((e) => e.studentId === body.studentId && e.event === body.event);
+    // One write: the event, its audit row and the guardians' push, then the event read back.
+    const told =
+      body.event === "no-show"
+        ? undefined
+        : boardingNotice(ctx, {
+            routeId: route.id,
+            studentId: body.studentId,
+            firstName: student.firstName,
+            event: body.event,
+            stop,
+          });
+    const write = new Batch(ctx).add(
+      ...RouteRunEvents.insert(ctx, {
+        runId: run.id,
+        studentId: body.studentId,
+        event: body.event,
+        stopId: stop.id,
+        at: body.at,
+        insistReason: rides ? null : (body.insistReason ?? null),
+        recordedBy: ctx.userId,
+      }),
+      ...(told?.statements ?? []),
+    );
+    const after = write.read(thisEvent());
+    let recorded: Awaited<ReturnType<typeof write.commit>>;
+    try {
+      recorded = await write.commit();
+    } catch (err) {
+      // Recorded at the same moment by another request: the unique event answers that one.
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      const first = await thisEvent().first();
+      if (!first) throw err;
+      return first;
+    }
+    const [event] = recorded.get(after);
     if (!event) throw new Error("route run: the event was not read back");
+    if (told && body.event !== "no-show") {
+      await told.dispatch();
+      await emitWebhookEvent(ctx, body.event === "boarded" ? "route.boarded" : "route.dropped", {
+        routeId: route.id,
+        date,
+        studentId: body.studentId,
+        stopId: stop.id,
+        at: body.at,
+      });
+    }
     return event;
   },
 );
