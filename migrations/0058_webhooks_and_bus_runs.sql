@@ -126,7 +126,9 @@ CREATE TABLE `webhook_message` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `webhook_message_msg_uq` ON `webhook_message` (`msg_id`);--> statement-breakpoint
-CREATE INDEX `webhook_message_school_idx` ON `webhook_message` (`school_id`);
+CREATE INDEX `webhook_message_school_idx` ON `webhook_message` (`school_id`);--> statement-breakpoint
+ALTER TABLE `notification_preference` ADD `transport_push` integer DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE `notification_preference` ADD `transport_inbox` integer DEFAULT true NOT NULL;
 --> statement-breakpoint
 INSERT OR IGNORE INTO permission (id, name, description, created_at, updated_at) VALUES (170, 'webhook.manage', 'Register, change and delete the school''s webhook endpoints, read and retry their deliveries', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
 --> statement-breakpoint

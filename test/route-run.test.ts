@@ -8,6 +8,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { devPushOutbox } from "../src/db/schema/dev";
 import { notifications } from "../src/db/schema/notification";
 import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
 import { webhookMessages } from "../src/db/schema/webhook";
@@ -17,6 +18,8 @@ import { sweepRunPositions } from "../src/modules/transport/run-sweep";
 import { makeFamily } from "./fixtures/modules/exit-permission";
 import { makeRoute } from "./fixtures/modules/route-availability";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { device } from "./notification-kit";
+import type { PushQueue } from "./push-queue";
 
 const NORTH = 1;
 /** Monday 2026-11-23, 15:00 in Mexico City (the demo school's zone): before the first stop (15:10). */
@@ -97,7 +100,7 @@ describe("the run", () => {
     const told = await t.db
       .select()
       .from(notifications)
-      .where(and(eq(notifications.aboutEntity, "route"), eq(notifications.category, "afternoon")));
+      .where(and(eq(notifications.aboutEntity, "route"), eq(notifications.category, "transport")));
     expect(told.filter((n) => JSON.stringify(n.title).includes("is on the bus"))).toHaveLength(1);
 
     const state = (await (await call("", "GET")).json()) as State;
@@ -158,6 +161,29 @@ describe("the run", () => {
     const sent = await t.db.select().from(webhookMessages);
     expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
     expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
+  });
+});
+
+describe("the guardians' transport preference", () => {
+  it("transport pushes off: the boarding is in the inbox, not pushed; another guardian gets the push", async () => {
+    const { t, ana, first, anaFamily, call, board } = await setUp();
+    const other = await makeFamily(t, NORTH, { studentId: ana });
+    const [quiet, loud] = [await device(t, anaFamily.userId), await device(t, other.userId)];
+    const save = await t.request("/api/v1/notification-preference", {
+      method: "POST",
+      token: await t.token(anaFamily.userId, { [NORTH]: [] }),
+      body: { categories: { transport: { push: false } } },
+    });
+    expect(save.status, await save.clone().text()).toBe(201);
+    await call("", "POST");
+    await board(ana, "boarded", first);
+    await (t.deps.queues.push as PushQueue).drain(t.deps);
+    const pushed = (token: string) => t.db.select().from(devPushOutbox).where(eq(devPushOutbox.token, token));
+    expect(await pushed(quiet)).toHaveLength(0);
+    expect(await pushed(loud)).toHaveLength(1);
+    const inbox = await t.request("/api/v1/notification", { token: await t.token(anaFamily.userId, { [NORTH]: [] }) });
+    const { data } = (await inbox.json()) as { data: { category: string; title: string }[] };
+    expect(data.filter((n) => n.category === "transport")).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * What a bus run tells the riders' guardians, through the notification module (their preferences
- * and quiet hours apply; category `afternoon`, how children go home): "boarded / dropped at" when
+ * and quiet hours apply; category `transport`): "boarded / dropped at" when
  * the driver records it (once: the event is recorded once), and "five minutes away" when the
  * estimated time at the child's stop is five minutes off or less (once per child and run: a notice
  * row, unique, is written in the same batch as the notification).
@@ -38,7 +38,7 @@ export function boardingNotice(
   const name = about.firstName;
   const at = about.stop.name;
   return notify(ctx, {
-    category: "afternoon",
+    category: "transport",
     title:
       about.event === "boarded"
         ? { en: `${name} is on the bus`, es: `${name} subió al autobús` }
@@ -101,7 +101,7 @@ export async function checkApproaching(
       const stop = run.stops.find((x) => x.id === s.stopId);
       const time = stop ? eta(stop, delayMinutes) : "";
       const sending = notify(ctx, {
-        category: "afternoon",
+        category: "transport",
         title: { en: `The bus is five minutes away`, es: `El autobús está a cinco minutos` },
         body: {
           en: `${s.firstName}'s bus should reach ${s.stopName ?? ""} at about ${time}.`,
