@@ -56,7 +56,8 @@ export interface Deps {
   storage: ObjectStore;
   /** Presigns object-storage URLs for clients (documents). */
   signer: UrlSigner;
-  queues: { push: QueueProducer; bulk: QueueProducer };
+  /** push: notifications; bulk: imports; webhook: deliveries of webhook events. */
+  queues: { push: QueueProducer; bulk: QueueProducer; webhook: QueueProducer };
   /** Static assets: the PDF fonts (public/fonts, copied by scripts/docs-assets.mjs). */
   assets: AssetStore;
 }

@@ -54,7 +54,7 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
           push: pushFromConfig(config, db, systemClock),
           storage: env.DOCUMENTS,
           signer: s3Signer(config.s3),
-          queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE },
+          queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
           assets: env.ASSETS,
         };
       })();

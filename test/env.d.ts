@@ -36,5 +36,7 @@ declare module "vitest" {
     /** The FCM stand-in (test/node/fcm-server.ts) and the service account key it trusts (JSON). */
     fcmEndpoint: string;
     fcmServiceAccount: string;
+    /** The webhook receiver (test/node/webhook-receiver.ts). */
+    webhookReceiver: string;
   }
 }

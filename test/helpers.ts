@@ -77,8 +77,15 @@ function readable(res: Response): Response {
   });
 }
 
-/** An app on the test bindings; `overrides` replace its parts (`config: configWith({...})`). */
-export function makeTestApp(overrides: Partial<Deps> = {}) {
+/**
+ * An app on the test bindings; `overrides` replace its parts (`config: configWith({...})`). Queues
+ * not given are held in memory (the webhook queue: `t.deps.queues.webhook`, a `PushQueue`).
+ */
+export function makeTestApp(
+  overrides: Omit<Partial<Deps>, "queues"> & {
+    queues?: Omit<Deps["queues"], "webhook"> & Partial<Pick<Deps["queues"], "webhook">>;
+  } = {},
+) {
   const clock = new TestClock();
   const config = overrides.config ?? loadConfig(env);
   const db = d1(env.DB);
@@ -90,11 +97,16 @@ export function makeTestApp(overrides: Partial<Deps> = {}) {
     push: logPush(db, clock),
     storage: env.DOCUMENTS,
     signer: s3Signer(config.s3),
-    // Pushes are held in memory (delivered only when a test drains them, test/push-queue.ts): the
-    // real queue's consumer would fan out in the background, past the end of the test file.
-    queues: { push: new PushQueue(), bulk: env.BULK_QUEUE },
     assets: env.ASSETS,
     ...overrides,
+    // Pushes and webhook deliveries are held in memory (delivered only when a test drains them,
+    // test/push-queue.ts): the real queue's consumer would run in the background, past the end of
+    // the test file.
+    queues: {
+      push: overrides.queues?.push ?? new PushQueue(),
+      bulk: overrides.queues?.bulk ?? env.BULK_QUEUE,
+      webhook: overrides.queues?.webhook ?? new PushQueue("school-webhook"),
+    },
   };
   const app = createApp({ deps: () => deps, development: true });
 

@@ -33,6 +33,7 @@ import resetData from "./reset-data";
 import role from "./role";
 import roleUser from "./role-user";
 import routeAvailability from "./route-availability";
+import routeRun from "./route-run";
 import routeStudent from "./route-student";
 import scheduleConfiguration from "./schedule-configuration";
 import school from "./school";
@@ -49,6 +50,7 @@ import trustedAddress from "./trusted-address";
 import trustedPerson from "./trusted-person";
 import user from "./user";
 import version from "./version";
+import webhook from "./webhook";
 
 export const MODULES: readonly Module[] = [
   health,
@@ -81,6 +83,7 @@ export const MODULES: readonly Module[] = [
   transport,
   routeStudent,
   routeAvailability,
+  routeRun,
   transportRules,
   exitPermission,
   invitation,
@@ -94,6 +97,7 @@ export const MODULES: readonly Module[] = [
   auditLog,
   legalDocument,
   resetData,
+  webhook,
   dev,
 ];
 

@@ -6,8 +6,11 @@
  * - an FCM stand-in (./fcm-server.ts): the OAuth token endpoint, FCM HTTP v1 sends and the
  *   Instance ID topic API, checking the service account's signature, the bearer token and the
  *   message shape, and failing on demand.
+ * - a webhook receiver (./webhook-receiver.ts) that verifies every delivery with the
+ *   `standardwebhooks` library and recognises replays.
  * Their addresses reach the tests through `inject("s3Endpoint")`, `inject("smsEndpoint")`,
- * `inject("fcmEndpoint")` (with `inject("fcmServiceAccount")`, the key the stand-in trusts).
+ * `inject("fcmEndpoint")` (with `inject("fcmServiceAccount")`, the key the stand-in trusts),
+ * `inject("webhookReceiver")`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -17,6 +20,7 @@ import { join } from "node:path";
 import S3rver from "s3rver";
 import type { TestProject } from "vitest/node";
 import { startFcmServer } from "./fcm-server";
+import { startWebhookReceiver } from "./webhook-receiver";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -24,6 +28,7 @@ declare module "vitest" {
     smsEndpoint: string;
     fcmEndpoint: string;
     fcmServiceAccount: string;
+    webhookReceiver: string;
   }
 }
 
@@ -48,11 +53,15 @@ export default async function setup(project: TestProject) {
   project.provide("fcmEndpoint", fcm.url);
   project.provide("fcmServiceAccount", fcm.serviceAccount);
 
+  const webhooks = await startWebhookReceiver();
+  project.provide("webhookReceiver", webhooks.url);
+
   return async () => {
     await s3.close();
     rmSync(directory, { recursive: true, force: true });
     await sms.close();
     await fcm.close();
+    await webhooks.close();
   };
 }
 

@@ -62,7 +62,7 @@ export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
     push: logPush(db, clock),
     storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),
-    queues: { push: recordingQueue(), bulk: recordingQueue() },
+    queues: { push: recordingQueue(), bulk: recordingQueue(), webhook: recordingQueue() },
     // The static assets as the build leaves them in public/ (the PDF fonts).
     assets: { fetch: async (url) => new Response(readFileSync(join(root, "public", new URL(url).pathname))) },
   };

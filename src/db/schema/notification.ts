@@ -17,6 +17,7 @@ export const NOTIFICATION_CATEGORIES = [
   "lost-and-found",
   "general",
   "emergency",
+  "transport",
 ] as const;
 export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
 
@@ -168,6 +169,8 @@ export const notificationPreferences = sqliteTable(
     lostAndFoundInbox: integer("lost_and_found_inbox", { mode: "boolean" }).notNull().default(true),
     generalPush: integer("general_push", { mode: "boolean" }).notNull().default(true),
     generalInbox: integer("general_inbox", { mode: "boolean" }).notNull().default(true),
+    transportPush: integer("transport_push", { mode: "boolean" }).notNull().default(true),
+    transportInbox: integer("transport_inbox", { mode: "boolean" }).notNull().default(true),
     quietStart: text("quiet_start"),
     quietEnd: text("quiet_end"),
   },

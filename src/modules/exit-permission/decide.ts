@@ -30,6 +30,8 @@ import { stateName } from "../../lib/names";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
+import { emitWebhookEvent } from "../webhook/api";
+import { announceConfirmed } from "./announce";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, permissionDate, TOO_LATE } from "./resource";
@@ -73,7 +75,9 @@ async function commitDecision(ctx: SchoolCtx, id: number, batch: Batch, from: st
   try {
     const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
     if (!row) throw notFound(m`Exit permission ${id} not found`);
-    return exitPermission.toRecord(ctx, row);
+    const record = exitPermission.toRecord(ctx, row);
+    await announceConfirmed(ctx, record);
+    return record;
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const now = await ExitPermissions.find(ctx, id, { status: exitPermissions.status });
@@ -396,5 +400,11 @@ export async function deleteExitPermission(ctx: SchoolCtx, { params }: InputOf<t
   await exitPermission.commit(ctx, id, batch, {
     diagnose: { action: "cancelling", from: { column: exitPermissions.status, states: [permission.status] } },
   });
+  if (withdraw) {
+    const { studentId, date, kind, routeId, stopId } = permission;
+    await emitWebhookEvent(ctx, "exit-permission.withdrawn", {
+      exitPermission: { id, studentId, date, kind, routeId, stopId, status: "cancelled" },
+    });
+  }
 }
 export const deleteExitPermissionOperation = operation(deleteRoute, deleteExitPermission);

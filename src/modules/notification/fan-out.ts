@@ -59,6 +59,8 @@ export function channelsOf(category: NotificationCategory): { push: Flag; inbox:
       return { push: "lostAndFoundPush", inbox: "lostAndFoundInbox" };
     case "general":
       return { push: "generalPush", inbox: "generalInbox" };
+    case "transport":
+      return { push: "transportPush", inbox: "transportInbox" };
     case "emergency":
       return null;
   }

@@ -43,7 +43,8 @@ export const Category = z.enum(NOTIFICATION_CATEGORIES).openapi({
   example: "general",
   description:
     "What it is about: afternoon (how children go home), tasks (tasks and appointments), events, lost-and-found, " +
-    "general (anything else staff send), emergency (no preference silences it)",
+    "general (anything else staff send), emergency (no preference silences it), transport (the bus run: boarded, " +
+    "dropped, five minutes away)",
 });
 
 export const InboxNotification = RecordBase.extend({

@@ -1,6 +1,6 @@
 /**
  * Notification preferences (`/api/v1/notification-preference`): each user's own, per school. Per
- * category (afternoon, tasks, events, lost and found, general) push and inbox on or off, and quiet
+ * category (afternoon, tasks, events, lost and found, general, transport) push and inbox on or off, and quiet
  * hours (`HH:mm` to `HH:mm` in the school's time zone; past midnight allowed) during which pushes
  * wait until they end, unless urgent. Emergencies ignore all of it. Without a saved preference
  * everything is on and there are no quiet hours.
@@ -31,9 +31,17 @@ const CATEGORIES = {
   events: { push: "eventsPush", inbox: "eventsInbox" },
   lostAndFound: { push: "lostAndFoundPush", inbox: "lostAndFoundInbox" },
   general: { push: "generalPush", inbox: "generalInbox" },
+  transport: { push: "transportPush", inbox: "transportInbox" },
 } as const;
 type CategoryKey = keyof typeof CATEGORIES;
-const KEYS = ["afternoon", "tasks", "events", "lostAndFound", "general"] as const satisfies readonly CategoryKey[];
+const KEYS = [
+  "afternoon",
+  "tasks",
+  "events",
+  "lostAndFound",
+  "general",
+  "transport",
+] as const satisfies readonly CategoryKey[];
 type Channels = { push: boolean; inbox: boolean };
 
 /** One schema (or value) per category, written out so the types know every key. */
@@ -44,6 +52,7 @@ function perCategory<V>(make: (k: CategoryKey) => V): Record<CategoryKey, V> {
     events: make("events"),
     lostAndFound: make("lostAndFound"),
     general: make("general"),
+    transport: make("transport"),
   };
 }
 
@@ -66,6 +75,7 @@ const COVERS: Record<CategoryKey, string> = {
   events: "Events and their reminders",
   lostAndFound: "Lost and found",
   general: "Anything else staff send",
+  transport: "The bus run: a child boarded or got off, the bus is five minutes away",
 };
 
 const ChannelsRecord = z.object({

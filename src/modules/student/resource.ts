@@ -23,6 +23,7 @@ import { operation } from "../../lib/route";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { assertOffered } from "../school/api";
+import { emitWebhookEvent } from "../webhook/api";
 import { permissions } from "./permissions";
 import { listVisibility, readerContext, visibleTo } from "./visibility";
 
@@ -191,7 +192,7 @@ async function checkFamily(ctx: SchoolCtx, familyId: number | null | undefined) 
   if (!found) throw notFound(m`Family ${familyId} not found`);
 }
 
-export const createStudent = resource.create({
+const created = resource.create({
   access: permissions.write,
   input: z.object({
     firstName: FirstName,
@@ -256,9 +257,17 @@ const updated = resource.update({
   },
 });
 
+/** The school's other systems hear of every new student (webhooks: `student.created`). */
+export const createStudent = operation(created.route, async (ctx, input) => {
+  const student = await created.run(ctx, input);
+  await emitWebhookEvent(ctx, "student.created", { student });
+  return student;
+});
+
 export const updateStudent = operation(updated.route, async (ctx, input) => {
   await updated.run(ctx, input);
   for (const r of moved.get(input.body) ?? []) await r.dispatch();
+  await emitWebhookEvent(ctx, "student.updated", { student: { id: input.params.id, changed: input.body } });
 });
 
 const DAY_MS = 24 * 3600 * 1000;

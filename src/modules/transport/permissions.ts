@@ -15,6 +15,13 @@ export const permissions = definePermissions({
     grants: [...STAFF, "teacher", "driver"],
   },
   routeWrite: { id: 83, name: "route.write", description: "Create, update and delete routes", grants: STAFF },
+  run: {
+    id: 171,
+    name: "route.run",
+    description:
+      "Run a route: start and finish its day's run, record boardings, drops and positions (a driver: their vehicles' routes)",
+    grants: [...STAFF, "driver"],
+  },
   routeFamily: {
     id: 84,
     name: "route.family",

@@ -1,0 +1,2 @@
+/** The route-run module's face: nothing other modules need yet. */
+export {};

@@ -1,0 +1,387 @@
+/**
+ * The bus run (docs/domain.md, "Bus runs"): the driver (`route.run`: staff, and a driver for the
+ * routes of the vehicles they drive) starts the day's run of a route, records each rider's boarding,
+ * drop or no-show and the vehicle's positions, and finishes it; staff and the driver read its state.
+ */
+
+import { z } from "@hono/zod-openapi";
+import { Batch } from "../../db/batch";
+import {
+  RouteRunEvents,
+  RouteRunPositions,
+  RouteRuns,
+  routeRunEvents,
+  routeRunPositions,
+  routeRuns,
+} from "../../db/schema/route-run";
+import { Students, students } from "../../db/schema/student";
+import { Routes, routes } from "../../db/schema/transport";
+import { eq } from "../../db/sql";
+import { inList } from "../../db/write";
+import type { SchoolCtx } from "../../lib/context";
+import { dateTime, schoolDate } from "../../lib/dates";
+import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import { m, verbatim } from "../../lib/message";
+import { hit } from "../../lib/rate-limit";
+import { IdParams } from "../../lib/resource";
+import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { text } from "../../lib/text";
+import { readFinalLists } from "../route-availability/api";
+import { schoolZone } from "../school/api";
+import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
+import { emitWebhookEvent } from "../webhook/api";
+import { boardingNotice, checkApproaching } from "./run-notices";
+import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
+
+/** A position at most every this many seconds per route (429 beyond). */
+export const POSITION_EVERY_SECONDS = 5;
+
+const meta = { tag: "Transport", module: "transport", scope: "school" } as const;
+
+/** The route as the caller may see it (a driver: their vehicles' only), with its stops. */
+const routeQuery = (ctx: SchoolCtx, id: number) =>
+  Routes.select(ctx, { id: routes.id, direction: routes.direction, stops: stopsOf(routes.id) }).where(
+    eq(routes.id, id),
+    routeVisible(ctx, routes.transportId),
+  );
+
+function routeOf(row: { id: number; direction: string; stops: string | null } | undefined, id: number) {
+  if (!row) throw notFound(m`Route ${id} not found`);
+  return { id: row.id, direction: row.direction, stops: parseStops(row.stops) };
+}
+
+async function readRoute(ctx: SchoolCtx, id: number) {
+  return routeOf(await routeQuery(ctx, id).first(), id);
+}
+
+/** The route's state on `date`, in one read. */
+async function readState(ctx: SchoolCtx, routeId: number, date: string, stops: ReturnType<typeof parseStops>) {
+  const batch = new Batch(ctx);
+  const reads = runReads(ctx, batch, routeId, date);
+  const results = await batch.commit();
+  return stateOf(routeId, date, stops, runOf(results, reads), await schoolZone(ctx));
+}
+
+// --- start ---------------------------------------------------------------------------------------
+
+const startRoute = defineRoute({
+  ...meta,
+  method: "post",
+  path: "/api/v1/route/{id}/run",
+  operationId: "startRouteRun",
+  summary: "Start today's run of a route (once a day: starting it again answers the run started)",
+  description:
+    "The driver starts the route's run of the school's today. One run per route and day: a second start answers " +
+    "the first. A route that does not run today (a holiday, not one of its weekdays) is a 422.",
+  access: permissions.run,
+  audit: "route-run",
+  errors: [404, 422],
+  examples: { 422: "Route 3 does not run on 2026-11-28" },
+  request: { params: IdParams },
+  responses: { 201: json(RunState, "The run's state") },
+});
+
+export const startRouteRun = operation(startRoute, async (ctx, { params }: InputOf<typeof startRoute>) => {
+  const route = await readRoute(ctx, params.id);
+  const date = await schoolToday(ctx);
+  const existing = await RouteRuns.select(ctx, { id: routeRuns.id })
+    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
+    .first();
+  if (!existing) {
+    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
+    if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
+    const at = ctx.deps.clock.now().toISOString();
+    try {
+      await new Batch(ctx)
+        .add(
+          ...RouteRuns.insert(ctx, {
+            routeId: route.id,
+            date,
+            status: "running",
+            startedAt: at,
+            startedBy: ctx.userId,
+          }),
+        )
+        .commit();
+    } catch (err) {
+      // Started at the same moment by another request: the unique day answers that run.
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+    }
+  }
+  return readState(ctx, route.id, date, route.stops);
+});
+
+// --- finish --------------------------------------------------------------------------------------
+
+const finishRoute = defineRoute({
+  ...meta,
+  method: "patch",
+  path: "/api/v1/route/{id}/run/finish",
+  operationId: "finishRouteRun",
+  summary: "Finish today's run of a route",
+  description: "Today's run must have been started (404 otherwise); finishing a finished run is a 409.",
+  access: permissions.run,
+  audit: "route-run",
+  errors: [404, 409],
+  examples: { 409: "Today's run of route 3 is already finished" },
+  request: { params: IdParams },
+  responses: { 200: json(RunState, "The run's state, finished") },
+});
+
+export const finishRouteRun = operation(finishRoute, async (ctx, { params }: InputOf<typeof finishRoute>) => {
+  const route = await readRoute(ctx, params.id);
+  const date = await schoolToday(ctx);
+  const run = await RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status })
+    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
+    .first();
+  if (!run) throw notFound(m`Route ${route.id} has no run today; start it first`);
+  if (run.status === "finished") throw conflict(m`Today's run of route ${route.id} is already finished`);
+  const at = ctx.deps.clock.now().toISOString();
+  try {
+    await new Batch(ctx)
+      .add(
+        ...RouteRuns.updateOne(
+          ctx,
+          run.id,
+          { status: "finished", finishedAt: at },
+          { action: "finish", where: eq(routeRuns.status, "running") },
+        ),
+      )
+      .commit();
+  } catch {
+    throw conflict(m`Today's run of route ${route.id} is already finished`);
+  }
+  return readState(ctx, route.id, date, route.stops);
+});
+
+// --- state ---------------------------------------------------------------------------------------
+
+const stateRoute = defineRoute({
+  ...meta,
+  method: "get",
+  path: "/api/v1/route/{id}/run",
+  operationId: "getRouteRun",
+  summary: "A route's run on a date: started, positions, stops reached, riders boarded and dropped, delay",
+  description:
+    "For staff and the route's driver. `date` defaults to the school's today; a day without a run answers " +
+    "`status: not-started`. The delay is measured at the last stop where a rider boarded or was dropped.",
+  access: permissions.routeRead,
+  errors: [404],
+  request: {
+    params: IdParams,
+    query: z.strictObject({ date: schoolDate("The school-local day (default: today)", "2026-11-23").optional() }),
+  },
+  responses: { 200: json(RunState, "The run's state") },
+});
+
+export const getRouteRun = operation(stateRoute, async (ctx, { params, query }: InputOf<typeof stateRoute>) => {
+  const route = await readRoute(ctx, params.id);
+  return readState(ctx, route.id, query.date ?? (await schoolToday(ctx)), route.stops);
+});
+
+// --- boarding ------------------------------------------------------------------------------------
+
+const Boarding = z.strictObject({
+  studentId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 7, description: "The rider" }),
+  event: z.enum(["boarded", "dropped", "no-show"]).openapi({ example: "boarded", description: "What happened" }),
+  stopId: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ example: 2, description: "The stop of the route where it happened" }),
+  at: dateTime("When it happened, by the driver's phone"),
+  insistReason: text({ max: 500 }).optional().openapi({
+    example: "Her mother asked at the door",
+    description: "Records a rider who is not on today's final list anyway, saying why",
+  }),
+});
+
+const boardingRoute = defineRoute({
+  ...meta,
+  method: "post",
+  path: "/api/v1/route/{id}/run/boarding",
+  operationId: "recordRouteRunBoarding",
+  summary: "Record a rider's boarding, drop or no-show on today's run (idempotent per rider, event and run)",
+  description:
+    "The run must be running (422 before it starts or after it finished). A rider not on today's final list of the " +
+    "route (another route, a pickup, absent) is a 422 that says why, unless `insistReason` says why the driver " +
+    "records them anyway. The same rider and event again answers the first record. The rider's guardians get a " +
+    "push (boarded, dropped) once; the school's webhooks hear route.boarded and route.dropped.",
+  access: permissions.run,
+  audit: "route-run-event",
+  errors: [404, 422],
+  examples: { 422: "Student 7 is not on today's list of route 3: Picked up by a parent" },
+  request: { params: IdParams, body: jsonBody(Boarding, "RouteRunBoarding") },
+  responses: { 201: json(RunEventRecord, "The event recorded") },
+});
+
+export const recordRouteRunBoarding = operation(
+  boardingRoute,
+  async (ctx, { params, body }: InputOf<typeof boardingRoute>) => {
+    const date = await schoolToday(ctx);
+    // One read: the route (as the caller may see it), today's run, the event if already recorded, the rider's name.
+    const batch = new Batch(ctx);
+    const routeRead = batch.read(routeQuery(ctx, params.id));
+    const runRead = batch.read(
+      RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status }).where(
+        eq(routeRuns.routeId, params.id),
+        eq(routeRuns.date, date),
+      ),
+    );
+    const thisEvent = () =>
+      eventsQuery(ctx).where(
+        inList(
+          routeRunEvents.runId,
+          RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, params.id), eq(routeRuns.date, date)),
+        ),
+        eq(routeRunEvents.studentId, body.studentId),
+        eq(routeRunEvents.event, body.event),
+      );
+    const eventRead = batch.read(thisEvent());
+    const nameRead = batch.read(
+      Students.select(ctx, { firstName: students.firstName }).where(eq(students.id, body.studentId)),
+    );
+    const results = await batch.commit();
+    const route = routeOf(results.get(routeRead)[0], params.id);
+    const stop = route.stops.find((s) => s.id === body.stopId);
+    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${route.id}`);
+    const [run] = results.get(runRead);
+    if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    const [before] = results.get(eventRead);
+    if (before) return before;
+    const [student] = results.get(nameRead);
+    if (!student) throw notFound(m`Student ${body.studentId} not found`);
+
+    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
+    const listed = lists[0]?.students.find((s) => s.studentId === body.studentId);
+    const rides = listed && listed.status !== "away";
+    if (!rides && !body.insistReason) {
+      throw unprocessable(
+        listed
+          ? m`Student ${body.studentId} is not on today's list of route ${route.id}: ${verbatim(listed.reason ?? "away")}`
+          : m`Student ${body.studentId} is not on today's list of route ${route.id}`,
+      );
+    }
+    // One write: the event, its audit row and the guardians' push, then the event read back.
+    const told =
+      body.event === "no-show"
+        ? undefined
+        : boardingNotice(ctx, {
+            routeId: route.id,
+            studentId: body.studentId,
+            firstName: student.firstName,
+            event: body.event,
+            stop,
+          });
+    const write = new Batch(ctx).add(
+      ...RouteRunEvents.insert(ctx, {
+        runId: run.id,
+        studentId: body.studentId,
+        event: body.event,
+        stopId: stop.id,
+        at: body.at,
+        insistReason: rides ? null : (body.insistReason ?? null),
+        recordedBy: ctx.userId,
+      }),
+      ...(told?.statements ?? []),
+    );
+    const after = write.read(thisEvent());
+    let recorded: Awaited<ReturnType<typeof write.commit>>;
+    try {
+      recorded = await write.commit();
+    } catch (err) {
+      // Recorded at the same moment by another request: the unique event answers that one.
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      const first = await thisEvent().first();
+      if (!first) throw err;
+      return first;
+    }
+    const [event] = recorded.get(after);
+    if (!event) throw new Error("route run: the event was not read back");
+    if (told && body.event !== "no-show") {
+      await told.dispatch();
+      await emitWebhookEvent(ctx, body.event === "boarded" ? "route.boarded" : "route.dropped", {
+        routeId: route.id,
+        date,
+        studentId: body.studentId,
+        stopId: stop.id,
+        at: body.at,
+      });
+    }
+    return event;
+  },
+);
+
+// --- position ------------------------------------------------------------------------------------
+
+const PositionBody = z.strictObject({
+  lat: z.number().min(-90).max(90).openapi({ example: 19.4326, description: "Latitude, degrees" }),
+  lon: z.number().min(-180).max(180).openapi({ example: -99.1332, description: "Longitude, degrees" }),
+  at: dateTime("When the phone took it"),
+  speed: z.number().min(0).max(100).optional().openapi({ example: 8.5, description: "Speed in m/s" }),
+});
+
+const positionRoute = defineRoute({
+  ...meta,
+  method: "post",
+  path: "/api/v1/route/{id}/run/position",
+  operationId: "recordRouteRunPosition",
+  summary: `Record the vehicle's position on today's run (at most one every ${POSITION_EVERY_SECONDS} s)`,
+  description:
+    `At most one position every ${POSITION_EVERY_SECONDS} seconds per route: a 429 with retry-after beyond, and ` +
+    "RateLimit headers on every answer. Positions are kept for the day only. The run must be running (422).",
+  access: permissions.run,
+  audit: "route-run-position",
+  errors: [404, 422, 429],
+  examples: { 422: "Route 3 has no run under way; start it first", 429: "One position every 5 seconds" },
+  request: { params: IdParams, body: jsonBody(PositionBody, "RouteRunPosition") },
+  responses: {
+    201: json(
+      Position.extend({ id: z.number().int().openapi({ example: 1, description: "The position's id" }) }).openapi(
+        "RunPositionRecorded",
+      ),
+      "The position recorded",
+    ),
+  },
+});
+
+export const recordRouteRunPosition = operation(
+  positionRoute,
+  async (ctx, { params, body }: InputOf<typeof positionRoute>) => {
+    const route = await readRoute(ctx, params.id);
+    const now = ctx.deps.clock.now();
+    const limited = await hit(ctx.deps.db, `route-position:${route.id}`, 1, POSITION_EVERY_SECONDS, now);
+    if (!limited.allowed) {
+      throw new ApiError(429, m`One position every ${POSITION_EVERY_SECONDS} seconds`, {
+        headers: { "retry-after": String(limited.retryAfter) },
+      });
+    }
+    const date = await schoolToday(ctx);
+    const run = await RouteRuns.select(ctx, { id: routeRuns.id, approachCheckedAt: routeRuns.approachCheckedAt })
+      .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date), eq(routeRuns.status, "running"))
+      .first();
+    if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    const speed = body.speed ?? null;
+    const at = now.toISOString();
+    // The run's last position is bookkeeping (no audit row per position); the position row is the record.
+    const write = new Batch(ctx).add(
+      ...RouteRunPositions.insert(ctx, { runId: run.id, lat: body.lat, lon: body.lon, speed, at: body.at }),
+      ctx.deps.db
+        .update(routeRuns)
+        .set({ lastLat: body.lat, lastLon: body.lon, lastSpeed: speed, lastPositionAt: body.at, updatedAt: at })
+        .where(RouteRuns.where(ctx, eq(routeRuns.id, run.id))),
+    );
+    const inserted = write.read(
+      RouteRunPositions.select(ctx, { id: routeRunPositions.id }).where(
+        eq(routeRunPositions.id, RouteRunPositions.insertedId()),
+      ),
+    );
+    const positionId = (await write.commit()).get(inserted)[0]?.id ?? 0;
+    // "Five minutes away": looked for at most once a minute per run.
+    if (!run.approachCheckedAt || now.getTime() - Date.parse(run.approachCheckedAt) >= 60_000) {
+      await checkApproaching(ctx, { runId: run.id, routeId: route.id, date, stops: route.stops });
+    }
+    return { id: positionId, lat: body.lat, lon: body.lon, speed, at: body.at };
+  },
+);

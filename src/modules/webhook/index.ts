@@ -1,0 +1,34 @@
+import { defineModule } from "../../lib/module";
+import { permissions } from "./permissions";
+
+const WEBHOOK_QUEUE = "school-webhook";
+
+export default defineModule({
+  name: "webhook",
+  paths: ["/api/v1/webhook"],
+  permissions,
+  load: async () => {
+    const [r, deliveries] = await Promise.all([import("./resource"), import("./deliveries")]);
+    return {
+      operations: [
+        r.listWebhooks,
+        r.getWebhook,
+        r.createWebhook,
+        r.updateWebhook,
+        r.deleteWebhook,
+        r.rotateWebhookSecret,
+        deliveries.listWebhookDeliveries,
+        deliveries.retryWebhookDelivery,
+      ],
+    };
+  },
+  jobs: [
+    {
+      cron: "*/5 * * * *",
+      name: "webhook-sweep",
+      run: async (deps) => (await import("./sweep")).sweepWebhooks(deps),
+    },
+  ],
+  consumers: { [WEBHOOK_QUEUE]: async (deps, message) => (await import("./deliver")).consumeWebhook(deps, message) },
+  deadLetters: { [WEBHOOK_QUEUE]: async (deps, message) => (await import("./deliver")).deadWebhook(deps, message) },
+});

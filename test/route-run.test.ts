@@ -1,0 +1,295 @@
+/**
+ * The bus run: the driver starts today's run of a route (once a day), records boardings and drops
+ * (idempotent; a rider not on today's final list is a 422 naming why unless the driver insists with
+ * a reason), positions (one every 5 s: 429 with RateLimit headers), and finishes it; staff read its
+ * state (stops reached, delay); a guardian sees their child's bus (boarded, the time at their stop,
+ * the position between the first stop and theirs) and nothing of other children; pushes "boarded /
+ * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { devPushOutbox } from "../src/db/schema/dev";
+import { notifications } from "../src/db/schema/notification";
+import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
+import { webhookMessages } from "../src/db/schema/webhook";
+import { BUILTIN_ROLES } from "../src/lib/access";
+import { grantsOf } from "../src/modules";
+import { sweepRunPositions } from "../src/modules/route-run/run-sweep";
+import { makeFamily } from "./fixtures/modules/exit-permission";
+import { makeRoute } from "./fixtures/modules/route-availability";
+import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { device } from "./notification-kit";
+import type { PushQueue } from "./push-queue";
+
+const NORTH = 1;
+/** Monday 2026-11-23, 15:00 in Mexico City (the demo school's zone): before the first stop (15:10). */
+const AFTERNOON = new Date("2026-11-23T21:00:00.000Z");
+
+type State = {
+  id: number | null;
+  status: string;
+  stopsReached: number[];
+  delayMinutes: number | null;
+  positions: { lat: number; lon: number }[];
+  events: { id: number; studentId: number; event: string; insistReason: string | null }[];
+};
+type Live = {
+  data: {
+    student: { id: number };
+    route: { id: number };
+    run: string;
+    boardedAt: string | null;
+    droppedAt: string | null;
+    estimatedAt: string | null;
+    delayMinutes: number | null;
+    position: { lat: number; lon: number } | null;
+  }[];
+};
+
+const admin = (t: TestApp) => t.token(DEMO.northAdmin.id, { [NORTH]: grantsOf("school-admin").map((p) => p.name) });
+
+async function setUp() {
+  const t = makeTestApp();
+  t.clock.current = new Date(AFTERNOON);
+  // Ana rides to the first stop (15:10), Beto to the second (15:25).
+  const route = await makeRoute(t, NORTH, {
+    riders: [
+      ["Ana", "Run"],
+      ["Beto", "Run"],
+    ],
+  });
+  const [ana, beto] = route.studentIds as [number, number];
+  const [first, second] = route.stopIds as [number, number];
+  const anaFamily = await makeFamily(t, NORTH, { studentId: ana });
+  const betoFamily = await makeFamily(t, NORTH, { studentId: beto });
+  const guardian = (f: { userId: number }) => t.token(f.userId, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+  const path = `/api/v1/route/${route.routeId}/run`;
+  const call = async (suffix: string, method: string, body?: unknown) =>
+    t.request(`${path}${suffix}`, { method, token: await admin(t), body });
+  const board = (studentId: number, event: string, stopId: number, extra: object = {}) =>
+    call("/boarding", "POST", { studentId, event, stopId, at: t.clock.now().toISOString(), ...extra });
+  const live = async (f: { userId: number }) => {
+    const res = await t.request("/api/v1/route/mine/live", { token: await guardian(f) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return ((await res.json()) as Live).data.filter((d) => d.route.id === route.routeId);
+  };
+  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live };
+}
+
+describe("the run", () => {
+  it("starts once a day, records boardings idempotently, finishes once", async () => {
+    const { t, ana, first, call, board } = await setUp();
+    const before = await board(ana, "boarded", first);
+    expect((await problem(before)).status).toBe(422);
+
+    const started = await call("", "POST");
+    expect(started.status, await started.clone().text()).toBe(201);
+    const run = (await started.json()) as State;
+    expect(run).toMatchObject({ status: "running", stopsReached: [], delayMinutes: null });
+    const again = (await (await call("", "POST")).json()) as State;
+    expect(again.id).toBe(run.id);
+
+    t.clock.advance(14 * 60); // 15:14: four minutes behind the first stop's 15:10
+    const boarded = await board(ana, "boarded", first);
+    expect(boarded.status, await boarded.clone().text()).toBe(201);
+    const event = (await boarded.json()) as { id: number };
+    const repeat = await board(ana, "boarded", first);
+    expect(((await repeat.json()) as { id: number }).id).toBe(event.id);
+    const rows = await t.db.select().from(routeRunEvents).where(eq(routeRunEvents.studentId, ana));
+    expect(rows).toHaveLength(1);
+    const told = await t.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.aboutEntity, "route"), eq(notifications.category, "transport")));
+    expect(told.filter((n) => JSON.stringify(n.title).includes("is on the bus"))).toHaveLength(1);
+
+    const state = (await (await call("", "GET")).json()) as State;
+    expect(state).toMatchObject({ status: "running", stopsReached: [first], delayMinutes: 4 });
+    expect(state.events.map((e) => [e.studentId, e.event])).toEqual([[ana, "boarded"]]);
+
+    const finished = await call("/finish", "PATCH");
+    expect(finished.status).toBe(200);
+    expect(((await finished.json()) as State).status).toBe("finished");
+    expect((await problem(await call("/finish", "PATCH"))).status).toBe(409);
+    expect((await problem(await board(ana, "dropped", first))).status).toBe(422);
+  });
+
+  it("refuses a rider not on today's list (422 naming why), records them when the driver insists", async () => {
+    const { t, first, call, board } = await setUp();
+    await call("", "POST");
+    const stranger = await makeFamily(t, NORTH);
+    const refused = await board(stranger.studentId, "boarded", first);
+    const p = await problem(refused);
+    expect(p.status).toBe(422);
+    expect(p.detail).toContain(`Student ${stranger.studentId} is not on today's list`);
+    const insisted = await board(stranger.studentId, "boarded", first, { insistReason: "Her mother asked" });
+    expect(insisted.status).toBe(201);
+    expect(await insisted.json()).toMatchObject({ insistReason: "Her mother asked" });
+    expect((await problem(await board(stranger.studentId, "boarded", 999_999))).status).toBe(422);
+  });
+
+  it("takes one position every 5 s (429 beyond, RateLimit headers)", async () => {
+    const { t, call } = await setUp();
+    await call("", "POST");
+    const position = () => call("/position", "POST", { lat: 19.43, lon: -99.13, at: t.clock.now().toISOString() });
+    const ok = await position();
+    expect(ok.status, await ok.clone().text()).toBe(201);
+    expect(ok.headers.get("ratelimit")).toContain("route-position");
+    const limited = await position();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    t.clock.advance(5);
+    expect((await position()).status).toBe(201);
+    // Kept for the day only: the sweep deletes them a day later (the run keeps its last position).
+    expect(await t.db.select().from(routeRunPositions)).not.toHaveLength(0);
+    t.clock.advance(24 * 3600 + 60);
+    await sweepRunPositions(t.deps);
+    expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
+  });
+
+  it("webhooks hear route.boarded and route.dropped", async () => {
+    const { t, ana, first, call, board } = await setUp();
+    const res = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: await admin(t),
+      body: { url: "http://127.0.0.1:9/hook", eventTypes: ["route.boarded", "route.dropped"] },
+    });
+    expect(res.status).toBe(201);
+    await call("", "POST");
+    await board(ana, "boarded", first);
+    await board(ana, "dropped", first);
+    const sent = await t.db.select().from(webhookMessages);
+    expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
+    expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
+  });
+});
+
+describe("the guardians' transport preference", () => {
+  it("transport pushes off: the boarding is in the inbox, not pushed; another guardian gets the push", async () => {
+    const { t, ana, first, anaFamily, call, board } = await setUp();
+    const other = await makeFamily(t, NORTH, { studentId: ana });
+    const [quiet, loud] = [await device(t, anaFamily.userId), await device(t, other.userId)];
+    const save = await t.request("/api/v1/notification-preference", {
+      method: "POST",
+      token: await t.token(anaFamily.userId, { [NORTH]: [] }),
+      body: { categories: { transport: { push: false } } },
+    });
+    expect(save.status, await save.clone().text()).toBe(201);
+    await call("", "POST");
+    await board(ana, "boarded", first);
+    await (t.deps.queues.push as PushQueue).drain(t.deps);
+    const pushed = (token: string) => t.db.select().from(devPushOutbox).where(eq(devPushOutbox.token, token));
+    expect(await pushed(quiet)).toHaveLength(0);
+    expect(await pushed(loud)).toHaveLength(1);
+    const inbox = await t.request("/api/v1/notification", { token: await t.token(anaFamily.userId, { [NORTH]: [] }) });
+    const { data } = (await inbox.json()) as { data: { category: string; title: string }[] };
+    expect(data.filter((n) => n.category === "transport")).toHaveLength(1);
+  });
+});
+
+describe("round trips", () => {
+  it("a boarding: one read, the final list, one write (and the webhook's one); a repeat: one read", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Trips"]] });
+    const token = await admin(t);
+    await t.request(`/api/v1/route/${route.routeId}/run`, { method: "POST", token });
+    const board = () =>
+      t.request(`/api/v1/route/${route.routeId}/run/boarding`, {
+        method: "POST",
+        token,
+        body: {
+          studentId: route.studentIds[0],
+          event: "boarded",
+          stopId: route.stopIds[0],
+          at: t.clock.now().toISOString(),
+        },
+      });
+    const first = await measure(board);
+    expect(first.res.status, await first.res.clone().text()).toBe(201);
+    expect(first.calls).toBe(4);
+    const repeat = await measure(board);
+    expect(repeat.res.status).toBe(201);
+    expect(repeat.calls).toBe(1);
+  });
+});
+
+describe("who runs a route", () => {
+  it("a driver runs the routes of the vehicle they drive; any other route is a 404 to them", async () => {
+    const t = makeTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    // The demo teacher (user 3) as a signed-in driver: the built-in driver role in the school.
+    const userId = DEMO.northTeacher.id;
+    await t.db.run(
+      sql`INSERT OR IGNORE INTO role_user (school_id, user_id, role_id) VALUES (${NORTH}, ${userId}, ${BUILTIN_ROLES.driver.id})`,
+    );
+    const token = await t.token(userId, { [NORTH]: grantsOf("driver").map((p) => p.name) });
+    const theirs = await makeRoute(t, NORTH, { driverUserId: userId });
+    const other = await makeRoute(t, NORTH);
+    const start = (routeId: number) => t.request(`/api/v1/route/${routeId}/run`, { method: "POST", token });
+    expect((await start(theirs.routeId)).status).toBe(201);
+    expect((await problem(await start(other.routeId))).status).toBe(404);
+    const parent = await t.token(DEMO.northParent.id, { [NORTH]: grantsOf("parent").map((p) => p.name) });
+    const refused = await t.request(`/api/v1/route/${theirs.routeId}/run`, { method: "POST", token: parent });
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("a guardian's live view", () => {
+  it("shows their child's bus, the time at their stop, the position only between the first stop and theirs", async () => {
+    const { t, ana, beto, first, second, betoFamily, call, board, live } = await setUp();
+    const [notStarted] = await live(betoFamily);
+    expect(notStarted).toMatchObject({ student: { id: beto }, run: "not-started", estimatedAt: "15:25" });
+
+    await call("", "POST");
+    await call("/position", "POST", { lat: 19.4, lon: -99.1, at: t.clock.now().toISOString() });
+    const [beforeFirst] = await live(betoFamily);
+    expect(beforeFirst?.position).toBeNull();
+
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first); // home: Ana leaves at the first stop, four minutes late
+    t.clock.advance(60);
+    await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    const [between] = await live(betoFamily);
+    expect(between).toMatchObject({ run: "running", delayMinutes: 4, estimatedAt: "15:29", droppedAt: null });
+    expect(between?.position).toMatchObject({ lat: 19.41, lon: -99.11 });
+    // Nothing of Ana: only Beto's ride, and no events of others.
+    expect(await live(betoFamily)).toHaveLength(1);
+    expect(JSON.stringify(between)).not.toContain(String(ana));
+
+    t.clock.advance(14 * 60);
+    await board(beto, "dropped", second);
+    const [after] = await live(betoFamily);
+    expect(after).toMatchObject({ estimatedAt: null, position: null });
+    expect(after?.droppedAt).not.toBeNull();
+  });
+
+  it('pushes "five minutes away" once, when the time at the child\'s stop is five minutes off', async () => {
+    const { t, ana, beto, first, call, board } = await setUp();
+    await call("", "POST");
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first); // four minutes late: Beto's stop expected at 15:29
+    const position = async () => {
+      t.clock.advance(60);
+      await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    };
+    await position(); // 15:15: fourteen minutes off
+    const approaching = async () =>
+      (
+        await t.db
+          .select()
+          .from(notifications)
+          .where(and(eq(notifications.aboutEntity, "route")))
+      ).filter((n) => JSON.stringify(n.title).includes("five minutes away"));
+    expect(await approaching()).toHaveLength(0);
+    t.clock.advance(8 * 60); // 15:24
+    await position(); // 15:25: four minutes off
+    expect(await approaching()).toHaveLength(1);
+    await position();
+    await position();
+    const sent = await approaching();
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0]?.body)).toContain("15:29");
+    expect(sent[0]?.audience).toEqual({ guardiansOf: [beto] });
+  });
+});

@@ -1,0 +1,417 @@
+/**
+ * Webhooks to the Standard Webhooks specification: endpoints managed by a school admin with a
+ * secret shown once and stored encrypted; events delivered through the webhook queue to a REAL
+ * receiver on loopback (test/node/webhook-receiver.ts) that verifies every signature with the
+ * `standardwebhooks` library; once per endpoint however often a queue message is redelivered; a
+ * retried attempt keeps its webhook-id (a replay the receiver recognises); backoff for about 24 hours,
+ * then failed; the delivery log and manual retry; secret rotation with both signatures during the
+ * overlap; an endpoint that keeps failing paused and the school's admins told.
+ */
+import { and, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import { auditLog } from "../src/db/schema/audit-log";
+import { notifications } from "../src/db/schema/notification";
+import { webhookDeliveries, webhookEndpoints } from "../src/db/schema/webhook";
+import { jobCtx } from "../src/lib/context";
+import { grantsOf } from "../src/modules";
+import { emitWebhookEvent } from "../src/modules/webhook/api";
+import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
+import { refusedUrl } from "../src/modules/webhook/url";
+import { makeFamily, schoolDate } from "./fixtures/modules/exit-permission";
+import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import type { PushQueue } from "./push-queue";
+
+const NORTH = 1;
+const RECEIVER = inject("webhookReceiver");
+
+type Webhook = {
+  id: number;
+  url: string;
+  status: string;
+  eventTypes: string[];
+  secret?: string;
+  failureStreak: number;
+};
+type Received = { id: string; body: string; verifiedWith: number[]; refusals: string[]; replay: boolean };
+type Delivery = {
+  id: number;
+  status: string;
+  messageId: string;
+  attempts: number;
+  attemptLog: { statusCode: number | null; error: string | null }[];
+};
+
+const admin = (t: TestApp) => t.token(DEMO.northAdmin.id, { [NORTH]: grantsOf("school-admin").map((p) => p.name) });
+const queueOf = (t: TestApp) => t.deps.queues.webhook as PushQueue;
+
+let receivers = 0;
+/** A receiver endpoint of its own (a name on the loopback receiver) with what it answers. */
+async function receiver(status = 204) {
+  const name = `r${++receivers}-${Math.random().toString(36).slice(2, 8)}`;
+  return { name, url: `${RECEIVER}/hook/${name}`, status };
+}
+
+async function configure(t: TestApp, name: string, secrets: string[], status = 204) {
+  const res = await fetch(`${RECEIVER}/endpoints/${name}`, {
+    method: "PUT",
+    body: JSON.stringify({ secrets, status, now: Math.floor(t.clock.now().getTime() / 1000) }),
+  });
+  expect(res.status).toBe(204);
+}
+
+const received = async (name: string) => (await (await fetch(`${RECEIVER}/received/${name}`)).json()) as Received[];
+
+async function create(t: TestApp, url: string, eventTypes = ["student.created"]) {
+  const res = await t.request("/api/v1/webhook", { method: "POST", token: await admin(t), body: { url, eventTypes } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as Webhook & { secret: string };
+}
+
+/** Delivers every held webhook message once (as the queue would), answering the retry delays asked. */
+async function deliverAll(t: TestApp) {
+  const queue = queueOf(t);
+  const results: { retried: boolean; delay: number | undefined }[] = [];
+  while (queue.held.length > 0) {
+    const message = queue.held.shift();
+    if (!message) break;
+    const r = await queue.deliverOne(t.deps, message);
+    results.push({ retried: r.retryMessages.length > 0, delay: r.delays[0] });
+    if (r.retryMessages.length > 0) queue.held.push({ ...message, attempts: message.attempts + 1 });
+    if (results.length > 50) throw new Error("the webhook queue never drained");
+    // Each retry is delivered when its delay has passed.
+    if (r.retryMessages.length > 0) t.clock.advance(r.delays[0] ?? 10);
+  }
+  return results;
+}
+
+const ctxOf = (t: TestApp) => jobCtx(t.deps, "test", NORTH);
+
+// Each test starts with no endpoint (the file's storage is shared by its tests): an earlier test's
+// endpoint would receive this test's events too.
+beforeEach(async () => {
+  await makeTestApp().db.delete(webhookEndpoints);
+});
+
+describe("endpoints", () => {
+  it("shows the secret once, keeps it encrypted, redacts it in the audit trail", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["student.created", "route.boarded", "student.created"]);
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(hook.eventTypes).toEqual(["route.boarded", "student.created"]);
+    const got = await t.request(`/api/v1/webhook/${hook.id}`, { token: await admin(t) });
+    expect(got.status).toBe(200);
+    expect(await got.json()).not.toHaveProperty("secret");
+    const [row] = await t.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, hook.id));
+    expect(row?.secret).toMatch(/^v1:/);
+    expect(row?.secret).not.toContain(hook.secret.slice(6));
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "webhook"), eq(auditLog.recordId, hook.id)));
+    expect(JSON.stringify(audits.map((a) => a.changes))).not.toContain(hook.secret.slice(6));
+    expect(JSON.stringify(audits.map((a) => a.changes))).toContain("[redacted]");
+  });
+
+  it("refuses a teacher (403), an unknown event type (400)", async () => {
+    const t = makeTestApp();
+    const teacher = await t.token(DEMO.northTeacher.id, { [NORTH]: grantsOf("teacher").map((p) => p.name) });
+    const res = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: teacher,
+      body: { url: "https://example.org/h", eventTypes: ["student.created"] },
+    });
+    expect(res.status).toBe(403);
+    const bad = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: await admin(t),
+      body: { url: "https://example.org/h", eventTypes: ["student.deleted"] },
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it("in production: https to public addresses only; development may use localhost", () => {
+    for (const url of [
+      "http://example.org/h",
+      "https://localhost/h",
+      "https://127.0.0.1/h",
+      "https://10.1.2.3/h",
+      "https://192.168.0.10/h",
+      "https://172.20.0.1/h",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::1]/h",
+      "https://[fd00::1]/h",
+      "https://[::ffff:127.0.0.1]/h",
+      "https://intranet/h",
+      "https://db.internal/h",
+      "https://metadata.google.internal/h",
+      "https://user:pw@example.org/h",
+    ]) {
+      expect(refusedUrl(url, false), url).toBeTypeOf("string");
+    }
+    expect(refusedUrl("https://sis.example.org/hooks", false)).toBeUndefined();
+    expect(refusedUrl("https://93.184.216.34/h", false)).toBeUndefined();
+    expect(refusedUrl("http://127.0.0.1:8080/h", true)).toBeUndefined();
+  });
+
+  it("a paused endpoint receives nothing; resuming forgets its failures", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    const pause = await t.request(`/api/v1/webhook/${hook.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { status: "paused" },
+    });
+    expect(pause.status).toBe(204);
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 1 } });
+    expect(queueOf(t).held).toHaveLength(0);
+    const resume = await t.request(`/api/v1/webhook/${hook.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { status: "active" },
+    });
+    expect(resume.status).toBe(204);
+  });
+});
+
+describe("delivery", () => {
+  it("posts the event signed (the library verifies it), once however often the queue redelivers it", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["student.created"]);
+    const other = await receiver();
+    const notSubscribed = await create(t, other.url, ["route.boarded"]);
+    await configure(t, r.name, [hook.secret]);
+    await configure(t, other.name, [notSubscribed.secret]);
+
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 7, firstName: "Pablo" } });
+    const queue = queueOf(t);
+    expect(queue.held).toHaveLength(1);
+    const message = queue.held[0];
+    if (!message) throw new Error("no message");
+    await deliverAll(t);
+    // The same queue message again (a redelivery), twice: nothing is sent twice.
+    await queue.deliverOne(t.deps, message);
+    await queue.deliverOne(t.deps, { ...message, attempts: 2 });
+
+    const got = await received(r.name);
+    expect(got).toHaveLength(1);
+    expect(got[0]?.verifiedWith).toEqual([0]);
+    expect(got[0]?.id).toMatch(/^msg_/);
+    const body = JSON.parse(got[0]?.body ?? "{}");
+    expect(body).toMatchObject({ type: "student.created", timestamp: "2026-11-23T15:00:00.000Z" });
+    expect(body.data).toEqual({ student: { id: 7, firstName: "Pablo" } });
+    expect(await received(other.name)).toHaveLength(0);
+
+    const log = await t.request(`/api/v1/webhook/${hook.id}/delivery`, { token: await admin(t) });
+    expect(log.status).toBe(200);
+    const page = (await log.json()) as { data: Delivery[]; total: number };
+    expect(page.total).toBe(1);
+    expect(page.data[0]).toMatchObject({ status: "delivered", messageId: got[0]?.id, attempts: 1 });
+    expect(page.data[0]?.attemptLog).toEqual([expect.objectContaining({ statusCode: 204, error: null })]);
+  });
+
+  it("a signature the receiver's secret does not match is refused by the library", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    await configure(t, r.name, ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", hook.secret]);
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 1 } });
+    await deliverAll(t);
+    const [got] = await received(r.name);
+    expect(got?.verifiedWith).toEqual([1]);
+    expect(got?.refusals).toEqual(["No matching signature found"]);
+  });
+
+  it("retries a failed attempt with backoff and the same webhook-id (a replay the receiver recognises)", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    await configure(t, r.name, [hook.secret], 503);
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 1 } });
+    const queue = queueOf(t);
+    const message = queue.held.shift();
+    if (!message) throw new Error("no message");
+    const first = await queue.deliverOne(t.deps, message);
+    expect(first.retryMessages).toHaveLength(1);
+    // The consumer asks for the schedule's first delay (the dispatcher's floor is 10 s).
+    expect(first.delays[0]).toBe(Math.max(10, RETRY_SCHEDULE[0]));
+    // Redelivered before it is due: no attempt, asked back later.
+    const early = await queue.deliverOne(t.deps, { ...message, attempts: 2 });
+    expect(early.retryMessages).toHaveLength(1);
+    expect(await received(r.name)).toHaveLength(1);
+
+    t.clock.advance(RETRY_SCHEDULE[0]);
+    await configure(t, r.name, [hook.secret], 200);
+    await queue.deliverOne(t.deps, { ...message, attempts: 3 });
+    const got = await received(r.name);
+    expect(got).toHaveLength(2);
+    expect(got[1]?.id).toBe(got[0]?.id);
+    expect(got[1]?.replay).toBe(true);
+    expect(got.every((g) => g.verifiedWith.length === 1)).toBe(true);
+    const [delivery] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hook.id));
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 2 });
+    expect(delivery?.attemptLog.map((a) => a.statusCode)).toEqual([503, 200]);
+  });
+
+  it("gives up after about 24 hours of retries; a manual retry starts a new round", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    await configure(t, r.name, [hook.secret], 500);
+    const start = t.clock.now().getTime();
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 1 } });
+    await deliverAll(t);
+    expect(await received(r.name)).toHaveLength(MAX_ATTEMPTS);
+    const hours = (t.clock.now().getTime() - start) / 3_600_000;
+    expect(hours).toBeGreaterThan(23);
+    expect(hours).toBeLessThan(25);
+    const log = (await (
+      await t.request(`/api/v1/webhook/${hook.id}/delivery?status=failed`, { token: await admin(t) })
+    ).json()) as { data: Delivery[] };
+    expect(log.data).toHaveLength(1);
+    const failed = log.data[0] as Delivery;
+    expect(failed.attemptLog).toHaveLength(MAX_ATTEMPTS);
+    expect(failed.attemptLog.every((a) => a.statusCode === 500 && a.error === "HTTP 500")).toBe(true);
+
+    await configure(t, r.name, [hook.secret], 204);
+    const retry = await t.request(`/api/v1/webhook/${hook.id}/delivery/${failed.id}/retry`, {
+      method: "POST",
+      token: await admin(t),
+    });
+    expect(retry.status).toBe(202);
+    expect(await retry.json()).toMatchObject({ status: "pending", attempts: 0 });
+    const again = await t.request(`/api/v1/webhook/${hook.id}/delivery/${failed.id}/retry`, {
+      method: "POST",
+      token: await admin(t),
+    });
+    expect((await problem(again)).status).toBe(409);
+    await deliverAll(t);
+    const got = await received(r.name);
+    expect(got.at(-1)?.id).toBe(failed.messageId);
+    expect(got.at(-1)?.replay).toBe(true);
+    const [row] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, failed.id));
+    expect(row?.status).toBe("delivered");
+  });
+
+  it("pauses an endpoint after repeated failures and tells the school's admins", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    await configure(t, r.name, [hook.secret], 500);
+    await emitWebhookEvent(ctxOf(t), "student.created", { n: 1 });
+    await deliverAll(t); // MAX_ATTEMPTS failures
+    await emitWebhookEvent(ctxOf(t), "student.created", { n: 2 });
+    await deliverAll(t); // the rest up to PAUSE_AFTER, then the endpoint is paused
+    expect(await received(r.name)).toHaveLength(PAUSE_AFTER);
+    const got = (await (await t.request(`/api/v1/webhook/${hook.id}`, { token: await admin(t) })).json()) as Webhook & {
+      pausedReason: string;
+    };
+    expect(got).toMatchObject({ status: "paused", failureStreak: PAUSE_AFTER });
+    expect(got.pausedReason).toContain(String(PAUSE_AFTER));
+    const told = await t.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.aboutEntity, "webhook"), eq(notifications.aboutId, hook.id)));
+    expect(told).toHaveLength(1);
+    // The second event's delivery failed with the pause; later events are not sent.
+    await emitWebhookEvent(ctxOf(t), "student.created", { n: 3 });
+    expect(queueOf(t).held).toHaveLength(0);
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entity, "webhook"), eq(auditLog.recordId, hook.id), eq(auditLog.action, "pause")));
+    expect(audits).toHaveLength(1);
+  });
+
+  it("signs with both secrets during a rotation's overlap, then with the new one alone", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url);
+    const rotated = await t.request(`/api/v1/webhook/${hook.id}/rotate-secret`, {
+      method: "PATCH",
+      token: await admin(t),
+    });
+    expect(rotated.status).toBe(200);
+    const { secret, previousSecretUntil } = (await rotated.json()) as { secret: string; previousSecretUntil: string };
+    expect(secret).not.toBe(hook.secret);
+    expect(previousSecretUntil).toBe("2026-11-24T15:00:00.000Z");
+    await configure(t, r.name, [secret, hook.secret]);
+    await emitWebhookEvent(ctxOf(t), "student.created", { n: 1 });
+    await deliverAll(t);
+    const [during] = await received(r.name);
+    expect(during?.verifiedWith).toEqual([0, 1]);
+    expect(during?.body).toContain('"n":1');
+
+    t.clock.advance(24 * 3600 + 1);
+    await configure(t, r.name, [secret, hook.secret]);
+    await emitWebhookEvent(ctxOf(t), "student.created", { n: 2 });
+    await deliverAll(t);
+    const after = (await received(r.name))[1];
+    expect(after?.verifiedWith).toEqual([0]);
+  });
+});
+
+describe("events the school emits", () => {
+  const events = async (name: string) =>
+    (await received(name)).map(
+      (r) => JSON.parse(r.body) as { type: string; data: Record<string, Record<string, unknown>> },
+    );
+
+  it("student.created and student.updated from the student routes", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["student.created", "student.updated"]);
+    await configure(t, r.name, [hook.secret]);
+    const res = await t.request("/api/v1/student", {
+      method: "POST",
+      token: await admin(t),
+      body: { firstName: "Pablo", lastName: "Ruiz" },
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    const put = await t.request(`/api/v1/student/${id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { lastName: "Ruiz Gómez" },
+    });
+    expect(put.status).toBe(204);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["student.created", "student.updated"]);
+    expect(got[0]?.data.student).toMatchObject({ id, firstName: "Pablo", lastName: "Ruiz" });
+    expect(got[1]?.data.student).toEqual({ id, changed: { lastName: "Ruiz Gómez" } });
+    expect((await received(r.name)).every((x) => x.verifiedWith.length === 1)).toBe(true);
+  });
+
+  it("exit-permission.confirmed when the office confirms, exit-permission.withdrawn when it withdraws", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    await configure(t, r.name, [hook.secret]);
+    const family = await makeFamily(t, NORTH);
+    const asked = await t.request("/api/v1/exit-permission/absence", {
+      method: "POST",
+      token: await admin(t),
+      body: { studentId: family.studentId, date: schoolDate(t), reason: "Doctor" },
+    });
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    const { id, status } = (await asked.json()) as { id: number; status: string };
+    if (status !== "confirmed") {
+      const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
+        method: "PATCH",
+        token: await admin(t),
+        body: { status: "confirmed" },
+      });
+      expect(confirm.status).toBe(200);
+    }
+    const withdraw = await t.request(`/api/v1/exit-permission/${id}`, { method: "DELETE", token: await admin(t) });
+    expect(withdraw.status).toBe(204);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    expect(got[0]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "confirmed" });
+    expect(got[1]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "cancelled" });
+  });
+});
