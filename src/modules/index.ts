@@ -15,6 +15,7 @@ import cronHistory from "./cron-history";
 import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
+import dismissal from "./dismissal";
 import document from "./document";
 import event from "./event";
 import exitPermission from "./exit-permission";
@@ -87,6 +88,7 @@ export const MODULES: readonly Module[] = [
   task,
   appointment,
   transportationSummary,
+  dismissal,
   cronHistory,
   auditLog,
   legalDocument,

@@ -1,0 +1,17 @@
+/**
+ * Dismissal, live: the board of the day (each child's plan and status), "I'm here" and the call
+ * list, releases at the gate to a collector the day's effective plan names, and the events of the
+ * day with their sequence numbers (docs/domain.md#dismissal).
+ */
+import { defineModule } from "../../lib/module";
+import { permissions } from "./permissions";
+
+export default defineModule({
+  name: "dismissal",
+  paths: ["/api/v1/dismissal"],
+  permissions,
+  load: async () => {
+    const [board] = await Promise.all([import("./board")]);
+    return { operations: [board.getBoardOperation] };
+  },
+});
