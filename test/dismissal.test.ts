@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
-import { guardians, students } from "../src/db/schema/student";
+import { guardians } from "../src/db/schema/student";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
@@ -153,8 +153,154 @@ describe("the board", () => {
     // A parent of another school sees nothing of North's.
     const res2 = await t.request(`${D}/board?date=${TODAY}`, { token: await parent(a, SOUTH), school: SOUTH });
     expect(((await res2.json()) as Board).students).toEqual([]);
-    void problem;
-    void students;
-    void AT_DISMISSAL;
+  });
+});
+
+type Arrived = { date: string; arrivals: { id: number; studentId: number; status: string; place: number | null }[] };
+
+/** Runs `fn` with the clock at `at`, then puts it back. */
+async function at<T>(when: Date, fn: () => Promise<T>): Promise<T> {
+  const before = t.clock.current;
+  t.clock.current = when;
+  try {
+    return await fn();
+  } finally {
+    t.clock.current = before;
+  }
+}
+
+/** A refusal's problem with its failures. */
+const refused = async (res: Response) =>
+  (await problem(res)) as Awaited<ReturnType<typeof problem>> & { failures: Record<string, unknown>[] };
+
+const arrive = async (f: { userId: number }, body: Record<string, unknown> = {}) =>
+  t.request(`${D}/arrival`, { method: "POST", token: await parent(f), school: NORTH, body });
+
+describe("I'm here and the call list", () => {
+  it("is refused outside the dismissal window, and answers the place in the line within it", async () => {
+    const a = await makeFamily(t, NORTH);
+    const early = await arrive(a);
+    expect(early.status).toBe(422);
+    const body = await refused(early);
+    expect(body.failures).toEqual([expect.objectContaining({ code: "too-early", studentId: a.studentId })]);
+    expect(body.errors).toEqual([expect.objectContaining({ path: "studentIds.0" })]);
+    // 19:00 in Mexico City: an hour after elementary's after-school program ended (17:00) and more.
+    const late = await at(new Date("2026-11-24T01:00:00.000Z"), () => arrive(a));
+    expect((await refused(late)).failures).toEqual([expect.objectContaining({ code: "too-late" })]);
+
+    await at(AT_DISMISSAL, async () => {
+      const first = await arrive(a);
+      expect(first.status, await first.clone().text()).toBe(201);
+      const mine = await readJson<Arrived>(first);
+      expect(mine.date).toBe(TODAY);
+      const place = mine.arrivals[0]?.place ?? 0;
+      expect(mine.arrivals).toEqual([expect.objectContaining({ studentId: a.studentId, status: "waiting" })]);
+      const b = await makeFamily(t, NORTH);
+      const second = await readJson<Arrived>(await arrive(b));
+      expect(second.arrivals[0]?.place).toBe(place + 1);
+      // Saying it again changes nothing: the same arrival, the same place.
+      const again = await readJson<Arrived>(await arrive(a));
+      expect(again.arrivals).toEqual(mine.arrivals);
+      const line = lineOf(await board(await staff()), a.studentId);
+      expect(line?.status).toBe("arrived");
+      expect(line?.arrival?.id).toBe(mine.arrivals[0]?.id);
+    });
+  });
+
+  it("refuses children who are not at school for a collector: absent, restricted, another family's (404)", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      await makePermission(t, {
+        schoolId: NORTH,
+        studentId: a.studentId,
+        date: TODAY,
+        kind: "absence",
+        status: "confirmed",
+      });
+      expect((await refused(await arrive(a))).failures).toEqual([expect.objectContaining({ code: "absent" })]);
+      const r = await makeFamily(t, NORTH);
+      await t.db.update(guardians).set({ restricted: true }).where(eq(guardians.parentId, r.parentId));
+      expect((await refused(await arrive(r))).failures).toEqual([expect.objectContaining({ code: "may-not-collect" })]);
+      const other = await makeFamily(t, NORTH);
+      const res = await arrive(a, { studentIds: [other.studentId] });
+      expect(res.status).toBe(404);
+    });
+  });
+
+  it("is refused beyond the school's radius, counting the device's accuracy", async () => {
+    const admin = await staff();
+    const set = await t.request(`${D}/setting`, {
+      method: "PUT",
+      token: admin,
+      school: NORTH,
+      body: { latitude: 19.4326, longitude: -99.1332, radiusMeters: 300 },
+    });
+    expect(set.status, await set.clone().text()).toBe(204);
+    expect(await readJson(await t.request(`${D}/setting`, { token: admin, school: NORTH }))).toEqual({
+      latitude: 19.4326,
+      longitude: -99.1332,
+      radiusMeters: 300,
+    });
+    // The gate role may read it, not change it.
+    const byGate = await t.request(`${D}/setting`, {
+      method: "PUT",
+      token: await gate(),
+      school: NORTH,
+      body: { latitude: 1, longitude: 1, radiusMeters: 50 },
+    });
+    expect(byGate.status).toBe(403);
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      // About 1.1 km north.
+      const far = await arrive(a, { position: { lat: 19.4426, lon: -99.1332, accuracy: 10 } });
+      expect(far.status).toBe(422);
+      const why = await refused(far);
+      expect(why.failures).toEqual([expect.objectContaining({ code: "too-far", radiusMeters: 300 })]);
+      expect(why.errors).toEqual([expect.objectContaining({ path: "position" })]);
+      const near = await arrive(a, { position: { lat: 19.4336, lon: -99.1332, accuracy: 10 } });
+      expect(near.status, await near.clone().text()).toBe(201);
+    });
+  });
+
+  it("gives staff the call list in arrival order; calling moves the child to called, once", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const b = await makeFamily(t, NORTH);
+      const first = (await readJson<Arrived>(await arrive(a))).arrivals[0];
+      const second = (await readJson<Arrived>(await arrive(b))).arrivals[0];
+      const token = await gate();
+      const list = await t.request(`${D}/arrival?date=${TODAY}&pageSize=100`, { token, school: NORTH });
+      expect(list.status).toBe(200);
+      const page = await readJson<{ data: { id: number; place: number | null; firstName: string }[] }>(list);
+      const ids = page.data.map((r) => r.id);
+      expect(ids.indexOf(first?.id ?? 0)).toBeLessThan(ids.indexOf(second?.id ?? 0));
+      const seqBefore = (await board(token)).seq;
+      const called = await t.request(`${D}/arrival/${first?.id}/call`, { method: "PATCH", token, school: NORTH });
+      expect(called.status, await called.clone().text()).toBe(200);
+      expect(await readJson(called)).toMatchObject({ id: first?.id, status: "called", studentId: a.studentId });
+      const after = await board(token);
+      expect(after.seq).toBe(seqBefore + 1);
+      expect(lineOf(after, a.studentId)?.status).toBe("called");
+      const again = await t.request(`${D}/arrival/${first?.id}/call`, { method: "PATCH", token, school: NORTH });
+      expect(again.status).toBe(409);
+      // The one behind moved up: the called child leaves the waiting line.
+      const moved = await readJson<{ data: { id: number; place: number | null }[] }>(
+        await t.request(`${D}/arrival?date=${TODAY}&pageSize=100`, { token, school: NORTH }),
+      );
+      expect(moved.data.find((r) => r.id === first?.id)?.place).toBeNull();
+      // A parent may not call; another school's arrival is a 404.
+      const byParent = await t.request(`${D}/arrival/${second?.id}/call`, {
+        method: "PATCH",
+        token: await parent(b),
+        school: NORTH,
+      });
+      expect(byParent.status).toBe(403);
+      const south = await t.request(`${D}/arrival/${second?.id}/call`, {
+        method: "PATCH",
+        token: await t.token(DEMO.southAdmin.id, { [SOUTH]: "all" }),
+        school: SOUTH,
+      });
+      expect(south.status).toBe(404);
+    });
   });
 });

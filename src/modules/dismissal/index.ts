@@ -11,7 +11,16 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board] = await Promise.all([import("./board")]);
-    return { operations: [board.getBoardOperation] };
+    const [board, setting, arrival] = await Promise.all([import("./board"), import("./setting"), import("./arrival")]);
+    return {
+      operations: [
+        board.getBoardOperation,
+        setting.getSettingOperation,
+        setting.updateSettingOperation,
+        arrival.createArrivalOperation,
+        arrival.listArrivalsOperation,
+        arrival.callArrival,
+      ],
+    };
   },
 });

@@ -58,6 +58,33 @@ export type { FactChange, LinkFacts, Redecision } from "./redecide";
 export { changeDeadline, isoWithOffset } from "./rules";
 
 /**
+ * The day's dismissal window of a child (an hour before their level's dismissal to an hour after
+ * their after-school program ends, or after dismissal without one): when a pickup pass is valid,
+ * and when a guardian may say "I'm here" (the dismissal board).
+ */
+export async function dismissalWindowOf(
+  date: string,
+  dismissal: string,
+  afterSchoolEnd: string | null,
+  timeZone: string,
+) {
+  const { dismissalWindow } = await import("./pass");
+  return dismissalWindow(date, dismissal, afterSchoolEnd, timeZone);
+}
+
+/**
+ * A pickup pass as a gate verifies it (signature, time box, school, date): its claims, or null.
+ * The caller still checks that its permission (`jti`, the slug) holds.
+ */
+export async function verifyPickupPass(ctx: Ctx, token: string, date: string) {
+  const { passKey, verifyPass } = await import("./pass-key");
+  const key = await passKey(ctx.deps.config.authSecret, ctx.schoolId ?? 0);
+  const claims = await verifyPass(key.jwk, token, ctx.deps.clock.now()).catch(() => null);
+  if (claims?.typ !== "pickup-pass" || claims.school !== ctx.schoolId || claims.date !== date) return null;
+  return typeof claims.jti === "string" ? { slug: claims.jti, collector: claims.collector } : null;
+}
+
+/**
  * A change of a fact decides again the permissions that stood on it: statements for the caller's
  * own batch (placed where `FactChange` says) that withdraw, with their failures, the open
  * permissions from the school's today on that the rules now refuse, give their seats back and tell
