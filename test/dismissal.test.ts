@@ -5,13 +5,16 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
-import { guardians } from "../src/db/schema/student";
+import { notifications } from "../src/db/schema/notification";
+import { guardians, students } from "../src/db/schema/student";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
-import { makePermission } from "./fixtures/afternoon";
+import { addRiderDays, makePermission } from "./fixtures/afternoon";
 import { makeDelegate, makeFamily } from "./fixtures/modules/exit-permission";
+import { makeRoute } from "./fixtures/modules/route-availability";
 import { countingTestApp, DEMO, problem } from "./helpers";
 
 const NORTH = 1;
@@ -301,6 +304,202 @@ describe("I'm here and the call list", () => {
         school: SOUTH,
       });
       expect(south.status).toBe(404);
+    });
+  });
+});
+
+type Released = {
+  id: number;
+  studentId: number;
+  method: string;
+  collector: { kind: string; id: number; name: string };
+};
+
+const release = async (body: Record<string, unknown>, token?: string) =>
+  t.request(`${D}/release`, { method: "POST", token: token ?? (await gate()), school: NORTH, body });
+
+/** An approved trusted person of a child. */
+async function trusted(studentId: number, status: "approved" | "pending" = "approved") {
+  const [row] = await t.db
+    .insert(trustedPeople)
+    .values({
+      schoolId: NORTH,
+      studentId,
+      name: "Tía Carmen",
+      relationship: "aunt",
+      phone: "+525512345678",
+      status,
+      decidedAt: status === "approved" ? "2026-11-01T00:00:00.000Z" : null,
+    })
+    .returning({ id: trustedPeople.id });
+  return row?.id ?? 0;
+}
+
+describe("release at the gate", () => {
+  it("releases to a guardian today's plan names, once: a second release is a 409 naming the first", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const before = (await board(await gate())).seq;
+      const res = await release({
+        studentId: a.studentId,
+        collector: { kind: "guardian", id: a.parentId },
+        gate: "North gate",
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const made = await readJson<Released>(res);
+      expect(made).toMatchObject({
+        studentId: a.studentId,
+        method: "list",
+        collector: { kind: "guardian", id: a.parentId },
+      });
+      const after = await board(await gate());
+      expect(after.seq).toBe(before + 1);
+      expect(lineOf(after, a.studentId)).toMatchObject({
+        status: "released",
+        release: { id: made.id, method: "list" },
+      });
+      // The parent's own board shows it too.
+      expect(lineOf(await board(await parent(a)), a.studentId)?.status).toBe("released");
+      const again = await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
+      expect(again.status).toBe(409);
+      expect((await problem(again)).detail).toContain(`(release ${made.id})`);
+      // The guardians are told.
+      const [told] = await t.db.select().from(notifications).where(eq(notifications.aboutId, made.id));
+      expect(told).toMatchObject({ category: "afternoon", aboutEntity: "dismissal-release" });
+    });
+  });
+
+  it("of concurrent releases of one child, exactly one succeeds", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const token = await gate();
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } }, token),
+        ),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+    });
+  });
+
+  it("refuses a restricted or unknown collector with a 422 naming why", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const other = await makeFamily(t, NORTH, { studentId: a.studentId });
+      await t.db
+        .update(guardians)
+        .set({ restricted: true, restrictionUntil: "2026-12-31" })
+        .where(eq(guardians.parentId, other.parentId));
+      const restricted = await release({ studentId: a.studentId, collector: { kind: "guardian", id: other.parentId } });
+      expect(restricted.status).toBe(422);
+      const why = await refused(restricted);
+      expect(why.failures).toEqual([expect.objectContaining({ code: "restricted" })]);
+      expect(why.detail).toContain("restricted until 2026-12-31");
+      const stranger = await makeFamily(t, NORTH);
+      const unknown = await release({ studentId: a.studentId, collector: { kind: "guardian", id: stranger.parentId } });
+      expect((await refused(unknown)).failures).toEqual([expect.objectContaining({ code: "unknown-collector" })]);
+      const pending = await trusted(a.studentId, "pending");
+      const notApproved = await release({ studentId: a.studentId, collector: { kind: "trusted", id: pending } });
+      expect((await refused(notApproved)).failures).toEqual([expect.objectContaining({ code: "unknown-collector" })]);
+      // An approved trusted person the plan does not name: not today.
+      const aunt = await trusted(a.studentId);
+      const notNamed = await release({ studentId: a.studentId, collector: { kind: "trusted", id: aunt } });
+      expect((await refused(notNamed)).failures).toEqual([expect.objectContaining({ code: "not-in-plan" })]);
+      // Nothing was written.
+      expect(lineOf(await board(await gate()), a.studentId)?.status).toBe("waiting");
+    });
+  });
+
+  it("follows the plan as it is now: a pickup withdrawn after the arrival is refused", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const aunt = await trusted(a.studentId);
+      const pickup = await makePermission(t, {
+        schoolId: NORTH,
+        studentId: a.studentId,
+        date: TODAY,
+        kind: "auto_pickup",
+        status: "confirmed",
+        trustedPersonId: aunt,
+      });
+      expect((await arrive(a)).status).toBe(201);
+      await t.db.update(exitPermissions).set({ status: "withdrawn" }).where(eq(exitPermissions.id, pickup.id));
+      const res = await release({ studentId: a.studentId, collector: { kind: "trusted", id: aunt } });
+      expect(res.status).toBe(422);
+      expect((await refused(res)).failures).toEqual([expect.objectContaining({ code: "not-in-plan" })]);
+    });
+  });
+
+  it("lets a school admin override the plan with a reason, never the gate role", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const aunt = await trusted(a.studentId);
+      const body = {
+        studentId: a.studentId,
+        collector: { kind: "trusted", id: aunt },
+        override: { reason: "Mother called" },
+      };
+      expect((await release(body)).status).toBe(403);
+      const res = await release(body, await staff());
+      expect(res.status, await res.clone().text()).toBe(201);
+      expect(await readJson(res)).toMatchObject({ method: "override", reason: "Mother called" });
+    });
+  });
+
+  it("refuses riders and absent children", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const route = await makeRoute(t, NORTH, { riders: [["Rita", "Rider"]] });
+      await addRiderDays(t, route.routeId);
+      const [rider] = route.studentIds;
+      await t.db
+        .update(students)
+        .set({ level: "elementary" })
+        .where(eq(students.id, rider ?? 0));
+      const g = await makeFamily(t, NORTH, { studentId: rider });
+      const res = await release({ studentId: rider, collector: { kind: "guardian", id: g.parentId } });
+      expect((await refused(res)).failures).toEqual([expect.objectContaining({ code: "rides-home" })]);
+      const a = await makeFamily(t, NORTH);
+      await makePermission(t, {
+        schoolId: NORTH,
+        studentId: a.studentId,
+        date: TODAY,
+        kind: "absence",
+        status: "confirmed",
+      });
+      const absent = await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
+      expect((await refused(absent)).failures).toEqual([expect.objectContaining({ code: "absent" })]);
+      // Another school's child: 404.
+      const south = await makeFamily(t, SOUTH);
+      expect(
+        (await release({ studentId: south.studentId, collector: { kind: "guardian", id: south.parentId } })).status,
+      ).toBe(404);
+    });
+  });
+
+  it("releases on a pickup pass that verifies, and refuses another child's pass", async () => {
+    const a = await makeFamily(t, NORTH);
+    const aunt = await trusted(a.studentId);
+    const pickup = await makePermission(t, {
+      schoolId: NORTH,
+      studentId: a.studentId,
+      date: TODAY,
+      kind: "auto_pickup",
+      status: "confirmed",
+      trustedPersonId: aunt,
+    });
+    await at(AT_DISMISSAL, async () => {
+      const shown = await t.request(`/api/v1/exit-permission/public?slug=${pickup.slug}`);
+      expect(shown.status, await shown.clone().text()).toBe(200);
+      const { token } = await readJson<{ token: string }>(shown);
+      const b = await makeFamily(t, NORTH);
+      const wrong = await release({ studentId: b.studentId, passToken: token });
+      expect((await refused(wrong)).failures).toEqual([expect.objectContaining({ code: "pass-invalid" })]);
+      const forged = await release({ studentId: a.studentId, passToken: `${token.slice(0, -4)}AAAA` });
+      expect((await refused(forged)).failures).toEqual([expect.objectContaining({ code: "pass-invalid" })]);
+      const res = await release({ studentId: a.studentId, passToken: token });
+      expect(res.status, await res.clone().text()).toBe(201);
+      expect(await readJson(res)).toMatchObject({ method: "pass", collector: { kind: "trusted", id: aunt } });
     });
   });
 });

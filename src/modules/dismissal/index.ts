@@ -11,7 +11,12 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board, setting, arrival] = await Promise.all([import("./board"), import("./setting"), import("./arrival")]);
+    const [board, setting, arrival, release] = await Promise.all([
+      import("./board"),
+      import("./setting"),
+      import("./arrival"),
+      import("./release"),
+    ]);
     return {
       operations: [
         board.getBoardOperation,
@@ -20,6 +25,7 @@ export default defineModule({
         arrival.createArrivalOperation,
         arrival.listArrivalsOperation,
         arrival.callArrival,
+        release.createReleaseOperation,
       ],
     };
   },
