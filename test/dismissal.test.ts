@@ -503,3 +503,141 @@ describe("release at the gate", () => {
     });
   });
 });
+
+type Live = { board: Board | null; events: { seq: number; type: string; studentId: number | null }[] };
+
+/** Reads an event stream until `done` says it has what it needs (or 5 s pass), then cancels it. */
+async function readEvents(res: Response, done: (text: string) => boolean): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) throw new Error("no body");
+  const decoder = new TextDecoder();
+  let text = "";
+  const until = Date.now() + 5000;
+  try {
+    while (!done(text) && Date.now() < until) {
+      const { value, done: ended } = await reader.read();
+      if (ended) break;
+      text += decoder.decode(value);
+    }
+  } finally {
+    await reader.cancel();
+  }
+  return text;
+}
+
+describe("the live board", () => {
+  it("answers the snapshot and the events after `after` as JSON; a parent's carry only their children", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const b = await makeFamily(t, NORTH);
+      const token = await gate();
+      const first = await readJson<Live>(await t.request(`${D}/live?date=${TODAY}`, { token, school: NORTH }));
+      const seq = first.board?.seq ?? -1;
+      expect(first.events).toEqual([]);
+      expect((await arrive(a)).status).toBe(201);
+      expect((await release({ studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } })).status).toBe(
+        201,
+      );
+      const after = await readJson<Live>(
+        await t.request(`${D}/live?date=${TODAY}&after=${seq}`, { token, school: NORTH }),
+      );
+      expect(after.board).toBeNull();
+      expect(after.events.map((e) => [e.seq, e.type, e.studentId])).toEqual([
+        [seq + 1, "arrival", a.studentId],
+        [seq + 2, "released", b.studentId],
+      ]);
+      const theirs = await readJson<Live>(
+        await t.request(`${D}/live?date=${TODAY}&after=${seq}`, { token: await parent(a), school: NORTH }),
+      );
+      expect(theirs.events.map((e) => e.studentId)).toEqual([a.studentId]);
+    });
+  });
+
+  it("streams Server-Sent Events: a snapshot, then each change within a second; resumes with Last-Event-ID", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const token = await gate();
+      const res = await t.request(`${D}/live?date=${TODAY}`, {
+        token,
+        school: NORTH,
+        headers: { accept: "text/event-stream" },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/event-stream");
+      const started = Date.now();
+      const released = release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
+      const text = await readEvents(res, (s) => s.includes('"type":"released"'));
+      expect((await released).status).toBe(201);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(text).toMatch(/event: snapshot\ndata: \{/);
+      const change = /id: (\d+)\nevent: change\ndata: (.*)\n/.exec(text);
+      expect(JSON.parse(change?.[2] ?? "{}")).toMatchObject({ type: "released", studentId: a.studentId });
+      // Reconnecting after the change it saw: nothing again, and no snapshot.
+      const seen = Number(change?.[1]);
+      const again = await t.request(`${D}/live?date=${TODAY}`, {
+        token,
+        school: NORTH,
+        headers: { accept: "text/event-stream", "last-event-id": String(seen - 1) },
+      });
+      const replay = await readEvents(again, (s) => s.includes("event: change"));
+      expect(replay).not.toContain("event: snapshot");
+      expect(replay).toContain(`id: ${seen}\nevent: change`);
+    });
+  });
+
+  it("takes a one-use ticket valid 30 s instead of a bearer token", async () => {
+    const a = await makeFamily(t, NORTH);
+    const made = await t.request(`${D}/live/ticket`, { method: "POST", token: await parent(a), school: NORTH });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const { ticket } = await readJson<{ ticket: string }>(made);
+    const first = await t.request(`${D}/live?date=${TODAY}&ticket=${encodeURIComponent(ticket)}`);
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect((await readJson<Live>(first)).board?.students.map((s) => s.studentId)).toEqual([a.studentId]);
+    expect((await t.request(`${D}/live?ticket=${encodeURIComponent(ticket)}`)).status).toBe(401);
+    const late = await readJson<{ ticket: string }>(
+      await t.request(`${D}/live/ticket`, { method: "POST", token: await parent(a), school: NORTH }),
+    );
+    t.clock.advance(31);
+    try {
+      expect((await t.request(`${D}/live?ticket=${encodeURIComponent(late.ticket)}`)).status).toBe(401);
+    } finally {
+      t.clock.advance(-31);
+    }
+    // Another school's prefix on our ticket finds nothing there.
+    const ours = await readJson<{ ticket: string }>(
+      await t.request(`${D}/live/ticket`, { method: "POST", token: await parent(a), school: NORTH }),
+    );
+    const moved = ours.ticket.replace(/^1\./, "2.");
+    expect((await t.request(`${D}/live?ticket=${encodeURIComponent(moved)}`)).status).toBe(401);
+    expect((await t.request(`${D}/live`)).status).toBe(401);
+  });
+
+  it("serves a WebSocket: the snapshot, then the changes", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const res = await t.request(`${D}/live?date=${TODAY}`, {
+        token: await gate(),
+        school: NORTH,
+        headers: { upgrade: "websocket" },
+      });
+      expect(res.status).toBe(101);
+      const ws = res.webSocket;
+      if (!ws) throw new Error("no WebSocket");
+      const messages: { type: string; studentId?: number }[] = [];
+      const got = new Promise<void>((resolve) => {
+        ws.addEventListener("message", (e) => {
+          messages.push(JSON.parse(String(e.data)));
+          if (messages.some((x) => x.type === "released")) resolve();
+        });
+      });
+      ws.accept();
+      expect((await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } })).status).toBe(
+        201,
+      );
+      await Promise.race([got, new Promise((r) => setTimeout(r, 3000))]);
+      ws.close();
+      expect(messages[0]?.type).toBe("snapshot");
+      expect(messages).toContainEqual(expect.objectContaining({ type: "released", studentId: a.studentId }));
+    });
+  });
+});

@@ -11,11 +11,12 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board, setting, arrival, release] = await Promise.all([
+    const [board, setting, arrival, release, live] = await Promise.all([
       import("./board"),
       import("./setting"),
       import("./arrival"),
       import("./release"),
+      import("./live"),
     ]);
     return {
       operations: [
@@ -26,6 +27,8 @@ export default defineModule({
         arrival.listArrivalsOperation,
         arrival.callArrival,
         release.createReleaseOperation,
+        live.createTicketOperation,
+        live.getLiveOperation,
       ],
     };
   },

@@ -67,12 +67,10 @@ export const ReleaseInput = z
         description:
           "A school admin (dismissal.manage) releases to a guardian or approved trusted person the plan does not name; never a restricted one",
       }),
-    identityCheck: text({ max: 200 })
-      .optional()
-      .openapi({
-        example: "INE checked, photo matches",
-        description: "The identity check (required in a reunification)",
-      }),
+    identityCheck: text({ max: 200 }).optional().openapi({
+      example: "INE checked, photo matches",
+      description: "The identity check (required in a reunification)",
+    }),
   })
   .refine((b) => (b.collector === undefined) !== (b.passToken === undefined), {
     message: "Give either collector or passToken",
