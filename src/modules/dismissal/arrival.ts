@@ -13,6 +13,7 @@ import type { Ctx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
+import { idList } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { dismissalWindowOf } from "../exit-permission/api";
@@ -35,12 +36,11 @@ const Position = z
   .openapi("DismissalPosition", { description: "Where the device is (WGS 84)" });
 
 const ArrivalBody = z.strictObject({
-  studentIds: z
-    .array(z.number().int().min(1))
-    .min(1)
-    .max(20)
+  studentIds: idList({ max: 20, what: "Student" })
     .optional()
-    .openapi({ description: "Which of the caller's children (default: every child of theirs at school today)" }),
+    .openapi({
+      description: "Which of the caller's children, each once (default: every child of theirs at school today)",
+    }),
   position: Position.optional(),
 });
 

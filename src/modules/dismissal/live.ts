@@ -70,7 +70,7 @@ const liveRoute = defineRoute({
     "`Accept: text/event-stream`: a `snapshot` event, then one event per change (`id` its seq; resume with Last-Event-ID). " +
     "`Upgrade: websocket`: the same as JSON messages. Otherwise the snapshot and the events after `after`, as JSON.",
   access: "public",
-  errors: [401, 403, 404],
+  errors: [401, 404],
   request: {
     query: z.object({
       date: schoolDate("A school-local date; default the school's today", "2026-11-25").optional(),
@@ -78,6 +78,7 @@ const liveRoute = defineRoute({
         .number()
         .int()
         .min(0)
+        .max(Number.MAX_SAFE_INTEGER)
         .optional()
         .openapi({ description: "Only the events after this seq (no snapshot): resume where one left off" }),
       ticket: z
@@ -110,7 +111,7 @@ const ticketRoute = defineRoute({
   method: "post",
   path: "/api/v1/dismissal/live/ticket",
   tag: "Transport",
-  operationId: "createDismissalLiveTicket",
+  operationId: "issueDismissalLiveTicket",
   summary: "A one-use ticket (30 s) for the live board, for clients that cannot send Authorization",
   access: "member",
   module: "dismissal",
@@ -187,9 +188,10 @@ async function watcher(
   if (!named || !Number.isInteger(schoolId) || schoolId < 1) throw notFound(m`School ${named ?? ""} not found`);
   const superAdmin = claims.sa === 1;
   const bitmap = claims.sch[String(schoolId)];
-  if (bitmap === undefined && !superAdmin) throw new ApiError(403, m`You have no role in school ${schoolId}`);
+  // No role in the school, or its dismissal module off: nothing to watch there (no 403 on a public route).
+  if (bitmap === undefined && !superAdmin) throw notFound(m`School ${schoolId} not found`);
   if (ModuleSet.has(claims.off?.[String(schoolId)] ?? "", APP_MODULES.dismissal.id)) {
-    throw new ApiError(403, m`The dismissal module is switched off in school ${schoolId}`);
+    throw notFound(m`The dismissal module is switched off in school ${schoolId}`);
   }
   const userId = Number(claims.sub);
   const can = (p: { id: number }) => superAdmin || PermissionSet.has(bitmap ?? "", p.id);

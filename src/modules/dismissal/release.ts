@@ -262,7 +262,7 @@ export function decideRelease(
     known = { kind: "guardian", id: g.parentId, name: who, relationship: g.relationship };
   } else {
     const p = facts.trusted;
-    if (!p || p.status !== "approved") {
+    if (p?.status !== "approved") {
       return fail("unknown-collector", "collector", m`Trusted person ${ref.id} is not approved for ${child}`, {
         collector: ref,
       });

@@ -36,7 +36,7 @@ export const ArrivalRef = z
 export const ReleaseRef = z
   .object({
     id: z.number().int().openapi({ description: "The release's id" }),
-    collector: CollectorSchema.omit({ relationship: true }),
+    collector: CollectorSchema.omit({ relationship: true }).openapi({ description: "Who took the child" }),
     method: z
       .enum(["list", "pass", "override"])
       .openapi({ description: "list: named by the plan; pass: a pickup pass; override: an admin's, with a reason" }),
