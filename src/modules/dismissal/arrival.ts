@@ -36,11 +36,9 @@ const Position = z
   .openapi("DismissalPosition", { description: "Where the device is (WGS 84)" });
 
 const ArrivalBody = z.strictObject({
-  studentIds: idList({ max: 20, what: "Student" })
-    .optional()
-    .openapi({
-      description: "Which of the caller's children, each once (default: every child of theirs at school today)",
-    }),
+  studentIds: idList({ max: 20, what: "Student" }).optional().openapi({
+    description: "Which of the caller's children, each once (default: every child of theirs at school today)",
+  }),
   position: Position.optional(),
 });
 
