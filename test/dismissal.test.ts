@@ -35,7 +35,14 @@ type Line = {
   arrival: { id: number; status: string } | null;
   release: { id: number; collector: { kind: string; id: number; name: string }; method: string } | null;
 };
-type Board = { date: string; schoolDay: boolean; holiday: boolean; seq: number; students: Line[] };
+type Board = {
+  date: string;
+  schoolDay: boolean;
+  holiday: boolean;
+  seq: number;
+  reunification: { id: number; reason: string } | null;
+  students: Line[];
+};
 
 const staff = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
 const gate = () => t.token(DEMO.northAdmin.id, { [NORTH]: grantsOf("gate").map((p) => p.name) });
@@ -638,6 +645,72 @@ describe("the live board", () => {
       ws.close();
       expect(messages[0]?.type).toBe("snapshot");
       expect(messages).toContainEqual(expect.objectContaining({ type: "released", studentId: a.studentId }));
+    });
+  });
+});
+
+describe("reunification", () => {
+  it("tells every guardian, asks each release for an identity check, accounts for every child, and ends", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const b = await makeFamily(t, NORTH);
+      const c = await makeFamily(t, NORTH);
+      await makePermission(t, {
+        schoolId: NORTH,
+        studentId: c.studentId,
+        date: TODAY,
+        kind: "absence",
+        status: "confirmed",
+      });
+      const R = `${D}/reunification`;
+      expect(
+        (await t.request(R, { method: "POST", token: await gate(), school: NORTH, body: { reason: "Drill" } })).status,
+      ).toBe(403);
+      const started = await t.request(R, {
+        method: "POST",
+        token: await staff(),
+        school: NORTH,
+        body: { reason: "Gas leak" },
+      });
+      expect(started.status, await started.clone().text()).toBe(201);
+      const made = await readJson<{ id: number; reason: string; endedAt: string | null }>(started);
+      expect(made).toMatchObject({ reason: "Gas leak", endedAt: null });
+      const twice = await t.request(R, {
+        method: "POST",
+        token: await staff(),
+        school: NORTH,
+        body: { reason: "Again" },
+      });
+      expect(twice.status).toBe(409);
+      const [told] = await t.db.select().from(notifications).where(eq(notifications.category, "emergency"));
+      expect(told).toBeDefined();
+      expect((await board(await gate())).reunification).toMatchObject({ id: made.id, reason: "Gas leak" });
+
+      const bare = await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
+      expect((await refused(bare)).failures).toEqual([expect.objectContaining({ code: "identity-check-required" })]);
+      const checked = await release({
+        studentId: a.studentId,
+        collector: { kind: "guardian", id: a.parentId },
+        identityCheck: "INE checked",
+      });
+      expect(checked.status, await checked.clone().text()).toBe(201);
+
+      const report = await readJson<{
+        counts: { released: number; atSchool: number; absent: number };
+        children: { studentId: number; accounted: string; release: { identityCheck: string | null } | null }[];
+      }>(await t.request(`${R}/report`, { token: await gate(), school: NORTH }));
+      const of = (id: number) => report.children.find((x) => x.studentId === id);
+      expect(of(a.studentId)).toMatchObject({ accounted: "released", release: { identityCheck: "INE checked" } });
+      expect(of(b.studentId)?.accounted).toBe("at-school");
+      expect(of(c.studentId)?.accounted).toBe("absent");
+      expect(report.counts.released + report.counts.atSchool + report.counts.absent).toBeLessThanOrEqual(
+        report.children.length,
+      );
+
+      expect((await t.request(R, { method: "DELETE", token: await staff(), school: NORTH })).status).toBe(204);
+      expect((await t.request(R, { method: "DELETE", token: await staff(), school: NORTH })).status).toBe(404);
+      const after = await release({ studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } });
+      expect(after.status).toBe(201);
     });
   });
 });

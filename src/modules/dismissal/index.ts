@@ -11,12 +11,13 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board, setting, arrival, release, live] = await Promise.all([
+    const [board, setting, arrival, release, live, reunification] = await Promise.all([
       import("./board"),
       import("./setting"),
       import("./arrival"),
       import("./release"),
       import("./live"),
+      import("./reunification"),
     ]);
     return {
       operations: [
@@ -29,6 +30,9 @@ export default defineModule({
         release.createReleaseOperation,
         live.createTicketOperation,
         live.getLiveOperation,
+        reunification.startReunificationOperation,
+        reunification.endReunificationOperation,
+        reunification.getReportOperation,
       ],
     };
   },

@@ -84,6 +84,7 @@ export interface ReleaseRow {
   gate: string | null;
   releasedAt: string;
   releasedBy: number | null;
+  identityCheck: string | null;
   flagged: boolean;
 }
 
@@ -201,6 +202,7 @@ export function dayReads(ctx: Ctx, batch: Batch, date: string, cover: Cover) {
       gate: dismissalReleases.gate,
       releasedAt: dismissalReleases.releasedAt,
       releasedBy: dismissalReleases.releasedBy,
+      identityCheck: dismissalReleases.identityCheck,
       flagged: dismissalReleases.flagged,
     }).where(eq(dismissalReleases.date, date), ofStudents(sql`${dismissalReleases.studentId}`)),
   );
