@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { dismissalReleases } from "../src/db/schema/dismissal";
 import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { notifications } from "../src/db/schema/notification";
@@ -711,6 +712,71 @@ describe("reunification", () => {
       expect((await t.request(R, { method: "DELETE", token: await staff(), school: NORTH })).status).toBe(404);
       const after = await release({ studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } });
       expect(after.status).toBe(201);
+    });
+  });
+});
+
+describe("offline releases", () => {
+  it("answers each item on its own, flags what the plan no longer allowed, and writes nothing twice however often retried", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const b = await makeFamily(t, NORTH);
+      const c = await makeFamily(t, NORTH);
+      const aunt = await trusted(c.studentId);
+      const pickup = await makePermission(t, {
+        schoolId: NORTH,
+        studentId: c.studentId,
+        date: TODAY,
+        kind: "auto_pickup",
+        status: "confirmed",
+        trustedPersonId: aunt,
+      });
+      const { token: pass } = await readJson<{ token: string }>(
+        await t.request(`/api/v1/exit-permission/public?slug=${pickup.slug}`),
+      );
+      // Released at the gate online before the device synced.
+      expect((await release({ studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } })).status).toBe(
+        201,
+      );
+      // The pickup was withdrawn after the gate (offline) let the aunt take the child on her pass.
+      await t.db.update(exitPermissions).set({ status: "withdrawn" }).where(eq(exitPermissions.id, pickup.id));
+      const body = {
+        releases: [
+          {
+            clientId: "gate-2:1",
+            release: { studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } },
+          },
+          {
+            clientId: "gate-2:2",
+            release: { studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } },
+          },
+          { clientId: "gate-2:3", release: { studentId: c.studentId, passToken: pass } },
+          { clientId: "gate-2:4", release: { studentId: 99999999, collector: { kind: "guardian", id: 1 } } },
+        ],
+      };
+      const post = async () =>
+        t.request(`${D}/release/batch`, { method: "POST", token: await gate(), school: NORTH, body });
+      const res = await post();
+      expect(res.status, await res.clone().text()).toBe(200);
+      type Out = { results: { clientId: string; result: string; releaseId: number | null; reasons: string[] }[] };
+      const first = await readJson<Out>(res);
+      expect(first.results.map((r) => r.result)).toEqual(["released", "duplicate", "flagged", "unknown"]);
+      expect(first.results[2]?.reasons.length).toBeGreaterThan(0);
+      const after = await board(await gate());
+      expect(lineOf(after, c.studentId)?.release).toMatchObject({ flagged: true, method: "pass" });
+      for (let i = 0; i < 3; i++) {
+        const again = await readJson<Out>(await post());
+        expect(again.results.map((r) => r.result)).toEqual(["duplicate", "duplicate", "duplicate", "unknown"]);
+        expect(again.results.slice(0, 3).map((r) => r.releaseId)).toEqual([
+          first.results[0]?.releaseId,
+          first.results[1]?.releaseId,
+          first.results[2]?.releaseId,
+        ]);
+      }
+      const rows = await t.db.select().from(dismissalReleases).where(eq(dismissalReleases.date, TODAY));
+      for (const id of [a.studentId, b.studentId, c.studentId]) {
+        expect(rows.filter((r) => r.studentId === id)).toHaveLength(1);
+      }
     });
   });
 });

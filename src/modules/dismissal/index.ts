@@ -11,13 +11,14 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board, setting, arrival, release, live, reunification] = await Promise.all([
+    const [board, setting, arrival, release, live, reunification, offline] = await Promise.all([
       import("./board"),
       import("./setting"),
       import("./arrival"),
       import("./release"),
       import("./live"),
       import("./reunification"),
+      import("./batch"),
     ]);
     return {
       operations: [
@@ -28,6 +29,7 @@ export default defineModule({
         arrival.listArrivalsOperation,
         arrival.callArrival,
         release.createReleaseOperation,
+        offline.createReleaseBatchOperation,
         live.createTicketOperation,
         live.getLiveOperation,
         reunification.startReunificationOperation,

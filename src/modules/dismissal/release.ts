@@ -312,11 +312,12 @@ export function releaseStatements(
   body: ReleaseBody,
   date: string,
   d: Decided,
-  extra: { clientId?: string; flagged?: boolean; flagReason?: string | null } = {},
+  extra: { clientId?: string; flagged?: boolean; flagReason?: string | null; guard?: boolean } = {},
 ) {
   const now = ctx.deps.clock.now();
   const statements: Statement[] = [];
-  if (!extra.flagged) statements.push(abortIf(ctx.deps.db, d.broken));
+  // Online, the fact it stood on must still hold at commit; an offline release already happened.
+  if (extra.guard !== false) statements.push(abortIf(ctx.deps.db, d.broken));
   statements.push(
     ...DismissalReleases.insert(ctx, {
       date,
