@@ -477,6 +477,10 @@ describe("release at the gate", () => {
       });
       const absent = await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
       expect((await refused(absent)).failures).toEqual([expect.objectContaining({ code: "absent" })]);
+      // Neither a collector nor a pass, or both: 422.
+      expect((await refused(await release({ studentId: a.studentId }))).failures).toEqual([
+        expect.objectContaining({ code: "collector-required" }),
+      ]);
       // Another school's child: 404.
       const south = await makeFamily(t, SOUTH);
       expect(

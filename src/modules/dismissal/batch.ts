@@ -39,7 +39,7 @@ const Outcome = z
     clientId: z.string().openapi({ description: "The device's id of the item" }),
     result: z.enum(["released", "duplicate", "flagged", "unknown"]).openapi({
       description:
-        "released; duplicate (recorded before: releaseId names it); flagged (recorded, but the plan no longer allowed it: see reasons); unknown (no such child here: nothing written)",
+        "released; duplicate (recorded before: releaseId names it); flagged (recorded, but the plan no longer allowed it: see reasons); unknown (no such child here, or no collector nor pass: nothing written)",
     }),
     releaseId: z.number().int().nullable().openapi({ description: "The release recorded (or the earlier one)" }),
     reasons: z.array(z.string()).openapi({ description: "Why it was flagged" }),
@@ -121,7 +121,9 @@ export async function createReleaseBatch(ctx: Ctx, { body }: InputOf<typeof batc
     if (earlier !== undefined)
       return { clientId: item.clientId, result: "duplicate" as const, releaseId: earlier, reasons: [] };
     const e = entries.get(r.studentId);
-    if (!e) return { clientId: item.clientId, result: "unknown" as const, releaseId: null, reasons: [] };
+    // No such child here, or no one named: nothing to record.
+    if (!e || (r.collector === undefined && r.passToken === undefined))
+      return { clientId: item.clientId, result: "unknown" as const, releaseId: null, reasons: [] };
     if (taken.has(e.studentId)) {
       return {
         clientId: item.clientId,

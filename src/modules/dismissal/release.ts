@@ -72,10 +72,7 @@ export const ReleaseInput = z
       description: "The identity check (required in a reunification)",
     }),
   })
-  .refine((b) => (b.collector === undefined) !== (b.passToken === undefined), {
-    message: "Give either collector or passToken",
-    path: ["collector"],
-  });
+  .openapi({ description: "Give either `collector` or `passToken` (both or neither: 422)" });
 
 export const ReleaseRecord = z
   .object({
@@ -395,6 +392,16 @@ export async function createRelease(ctx: Ctx, { body }: InputOf<typeof releaseRo
   const day = dayOf(results, reads, date, ctx);
   const e = day.entries[0];
   if (!e) throw notFound(m`Student ${body.studentId} not found`);
+  if ((body.collector === undefined) === (body.passToken === undefined)) {
+    throw refusal([
+      {
+        code: "collector-required",
+        path: "collector",
+        studentId: e.studentId,
+        message: m`Give either collector or passToken`,
+      },
+    ]);
+  }
   if (e.release) throw await alreadyReleased(ctx, e, date);
   const verdict = decideRelease(ctx, e, body, date, factsOf(results, pass));
   if (!verdict.ok) throw refusal(verdict.failures);
