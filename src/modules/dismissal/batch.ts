@@ -64,7 +64,12 @@ const batchRoute = defineRoute({
     ),
   },
   responses: {
-    200: json(z.object({ results: z.array(Outcome) }).openapi("DismissalReleaseBatch"), "Each item's outcome"),
+    200: json(
+      z
+        .object({ results: z.array(Outcome).openapi({ description: "One outcome per item, in order" }) })
+        .openapi("DismissalReleaseBatch"),
+      "Each item's outcome",
+    ),
   },
 });
 
