@@ -64,6 +64,8 @@ CREATE TABLE `dismissal_release` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `dismissal_release_student_uq` ON `dismissal_release` (`school_id`,`date`,`student_id`);--> statement-breakpoint
 CREATE INDEX `dismissal_release_day_idx` ON `dismissal_release` (`school_id`,`date`,`released_at`);--> statement-breakpoint
+CREATE INDEX `dismissal_release_order_idx` ON `dismissal_release` (`school_id`,`released_at`,`id`);--> statement-breakpoint
+CREATE INDEX `dismissal_release_child_idx` ON `dismissal_release` (`school_id`,`student_id`,`released_at`);--> statement-breakpoint
 CREATE UNIQUE INDEX `dismissal_release_client_uq` ON `dismissal_release` (`school_id`,`client_id`) WHERE client_id IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `dismissal_reunification` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,

@@ -371,6 +371,17 @@ describe("release at the gate", () => {
       const again = await release({ studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } });
       expect(again.status).toBe(409);
       expect((await problem(again)).detail).toContain(`(release ${made.id})`);
+      // Listed for the office, by day and child, and in its Excel download.
+      const listed = await t.request(`${D}/release?date=${TODAY}&studentId=${a.studentId}`, {
+        token: await gate(),
+        school: NORTH,
+      });
+      expect(listed.status).toBe(200);
+      expect((await readJson<{ data: { id: number }[] }>(listed)).data.map((r) => r.id)).toEqual([made.id]);
+      const file = await t.request(`${D}/release/export?date=${TODAY}`, { token: await gate(), school: NORTH });
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-type")).toContain("spreadsheetml");
+      await file.arrayBuffer();
       // The guardians are told.
       const [told] = await t.db.select().from(notifications).where(eq(notifications.aboutId, made.id));
       expect(told).toMatchObject({ category: "afternoon", aboutEntity: "dismissal-release" });

@@ -100,6 +100,9 @@ export const dismissalReleases = sqliteTable(
   (t) => [
     uniqueIndex("dismissal_release_student_uq").on(t.schoolId, t.date, t.studentId),
     index("dismissal_release_day_idx").on(t.schoolId, t.date, t.releasedAt),
+    // The list's order (the latest first) and its child filter.
+    index("dismissal_release_order_idx").on(t.schoolId, t.releasedAt, t.id),
+    index("dismissal_release_child_idx").on(t.schoolId, t.studentId, t.releasedAt),
     uniqueIndex("dismissal_release_client_uq").on(t.schoolId, t.clientId).where(sql`client_id IS NOT NULL`),
   ],
 );

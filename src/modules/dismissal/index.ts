@@ -11,7 +11,7 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   load: async () => {
-    const [board, setting, arrival, release, live, reunification, offline] = await Promise.all([
+    const [board, setting, arrival, release, live, reunification, offline, listed] = await Promise.all([
       import("./board"),
       import("./setting"),
       import("./arrival"),
@@ -19,6 +19,7 @@ export default defineModule({
       import("./live"),
       import("./reunification"),
       import("./batch"),
+      import("./releases"),
     ]);
     return {
       operations: [
@@ -30,6 +31,8 @@ export default defineModule({
         arrival.callArrival,
         release.createReleaseOperation,
         offline.createReleaseBatchOperation,
+        listed.listReleases,
+        listed.exportReleases,
         live.createTicketOperation,
         live.getLiveOperation,
         reunification.startReunificationOperation,

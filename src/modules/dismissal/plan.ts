@@ -155,7 +155,8 @@ export function dayReads(ctx: Ctx, batch: Batch, date: string, cover: Cover) {
   const rows = batch.read(
     withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(date))))
       .where(only)
-      .orderBy(asc(students.lastName), asc(students.firstName), asc(students.id)),
+      // The summary's order: the index student_school_idx serves it.
+      .orderBy(asc(students.lastName), asc(students.id)),
   );
   // The day's other rows of the covered students only.
   const ofStudents = (column: SQL) =>
@@ -176,8 +177,8 @@ export function dayReads(ctx: Ctx, batch: Batch, date: string, cover: Cover) {
       .join(Parents, eq(parents.id, guardians.parentId))
       .join(Users, eq(users.id, parents.userId))
       .join(guardianCopy, copyOf(guardianCopy, users.id, schoolOf(ctx)), "left")
-      .where(ofStudents(sql`${guardians.studentId}`))
-      .orderBy(asc(guardians.studentId), asc(guardians.id)),
+      // Unordered (no sort step): `dayOf` groups them by child, in parent profile order.
+      .where(ofStudents(sql`${guardians.studentId}`)),
   );
   const arrivals = batch.read(
     DismissalArrivals.select(ctx, {
@@ -238,7 +239,10 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: Ctx): D
   const weekday = isoWeekday(date);
   const today = calendar.schedules.filter((s) => s.weekday === weekday);
   const byLevel = new Map(today.map((s) => [s.level, s]));
-  const guardiansOf = groupBy(results.get(reads.guardianRows), (g) => g.studentId);
+  const guardiansOf = groupBy(
+    [...results.get(reads.guardianRows)].sort((a, b) => a.parentId - b.parentId),
+    (g) => g.studentId,
+  );
   const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
   const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
   const entries = results.get(reads.rows).map((r): Entry => {

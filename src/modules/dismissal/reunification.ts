@@ -181,7 +181,10 @@ export async function endReunification(ctx: Ctx): Promise<void> {
 }
 
 export async function getReport(ctx: Ctx) {
-  const last = await DismissalReunifications.select(ctx).orderBy(desc(dismissalReunifications.id)).limit(1).first();
+  const last = await DismissalReunifications.select(ctx)
+    .orderBy(desc(dismissalReunifications.date), desc(dismissalReunifications.id))
+    .limit(1)
+    .first();
   const date = last && last.endedAt === null ? last.date : await schoolToday(ctx);
   const day = await readDay(ctx, date, { school: true });
   const counts = { released: 0, atSchool: 0, absent: 0, notAtSchool: 0 };
