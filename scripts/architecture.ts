@@ -111,7 +111,7 @@ export const LAYERS: readonly (readonly [string, readonly string[]])[] = [
     ],
   ],
   ["transport", ["transport", "route-student", "route-availability", "route-run"]],
-  ["the afternoon", ["exit-permission", "transportation-summary", "invitation"]],
+  ["the afternoon", ["exit-permission", "transportation-summary", "invitation", "dismissal"]],
   ["engagement", ["event", "lost-article", "task", "appointment"]],
   ["operations", ["bulk-process", "audit-log", "reset-data", "dev"]],
 ];

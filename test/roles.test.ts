@@ -116,6 +116,7 @@ describe("roles", () => {
       "teacher",
       "parent",
       "driver",
+      "gate",
     ]);
     const custom = (await (await req("/api/v1/role?builtIn=false&pageSize=100")).json()) as { data: Role[] };
     expect(custom.data.every((r) => !r.builtIn)).toBe(true);
@@ -132,6 +133,7 @@ describe("roles", () => {
       "teacher",
       "parent",
       "driver",
+      "gate",
     ]);
     expect((await req(`/api/v1/role/${theirs.id}`)).status).toBe(404);
   });
@@ -232,6 +234,7 @@ describe("roles", () => {
     const named = await rowsOf(`?name=${encodeURIComponent(role.name)}`);
     expect(named.slice(1).map((r) => r[1])).toEqual([role.name]);
     expect((await rowsOf("?builtIn=true")).slice(1).map((r) => r[2])).toEqual([
+      "Yes",
       "Yes",
       "Yes",
       "Yes",

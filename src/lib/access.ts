@@ -18,6 +18,8 @@ export const BUILTIN_ROLES = {
   parent: { id: 5, name: "Parent" },
   /** A bus driver who signs in: reads only the routes and lists of the vehicles they drive. */
   driver: { id: 6, name: "Driver" },
+  /** Staff at a gate at dismissal: the board, calls and releases, and the day's plan; nothing else. */
+  gate: { id: 7, name: "Gate" },
 } as const;
 
 export type BuiltinRole = keyof typeof BUILTIN_ROLES;

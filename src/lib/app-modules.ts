@@ -35,6 +35,11 @@ export const APP_MODULES = {
   "lost-articles": { id: 7, name: "Lost articles", description: "Lost and found: claims, deliveries, donations" },
   notifications: { id: 8, name: "Notifications", description: "The inbox and push notifications" },
   documents: { id: 9, name: "Documents", description: "Documents of the school with signed upload and download URLs" },
+  dismissal: {
+    id: 10,
+    name: "Dismissal",
+    description: "The live dismissal board: arrivals, calls, releases at the gate, reunification",
+  },
 } as const satisfies Record<string, AppModuleDef>;
 
 export type AppModuleKey = keyof typeof APP_MODULES;

@@ -16,6 +16,7 @@ import cronHistory from "./cron-history";
 import delegate from "./delegate";
 import dev from "./dev";
 import deviceToken from "./device-token";
+import dismissal from "./dismissal";
 import document from "./document";
 import event from "./event";
 import exitPermission from "./exit-permission";
@@ -93,6 +94,7 @@ export const MODULES: readonly Module[] = [
   task,
   appointment,
   transportationSummary,
+  dismissal,
   cronHistory,
   auditLog,
   legalDocument,

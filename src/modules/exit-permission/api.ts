@@ -52,3 +52,30 @@ export async function askExitPermissions(ctx: SchoolCtx, asks: readonly ExitPerm
     return w.ok ? { ok: true, id: w.record.id, status: w.record.status } : { ok: false, failures: w.failures };
   });
 }
+
+/**
+ * The day's dismissal window of a child (an hour before their level's dismissal to an hour after
+ * their after-school program ends, or after dismissal without one): when a pickup pass is valid,
+ * and when a guardian may say "I'm here" (the dismissal board).
+ */
+export async function dismissalWindowOf(
+  date: string,
+  dismissal: string,
+  afterSchoolEnd: string | null,
+  timeZone: string,
+) {
+  const { dismissalWindow } = await import("./pass");
+  return dismissalWindow(date, dismissal, afterSchoolEnd, timeZone);
+}
+
+/**
+ * A pickup pass as a gate verifies it (signature, time box, school, date): its claims, or null.
+ * The caller still checks that its permission (`jti`, the slug) holds.
+ */
+export async function verifyPickupPass(ctx: SchoolCtx, token: string, date: string) {
+  const { passKey, verifyPass } = await import("./pass-key");
+  const key = await passKey(ctx.deps.config.authSecret, ctx.schoolId);
+  const claims = await verifyPass(key.jwk, token, ctx.deps.clock.now()).catch(() => null);
+  if (claims?.typ !== "pickup-pass" || claims.school !== ctx.schoolId || claims.date !== date) return null;
+  return typeof claims.jti === "string" ? { slug: claims.jti, collector: claims.collector } : null;
+}

@@ -5,6 +5,6 @@ export const permissions = definePermissions({
     id: 98,
     name: "transportation-summary.read",
     description: "Read the day's summary: how every student goes home, and the pending authorizations",
-    grants: STAFF,
+    grants: [...STAFF, "gate"],
   },
 });

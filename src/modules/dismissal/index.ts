@@ -1,0 +1,44 @@
+/**
+ * Dismissal, live: the board of the day (each child's plan and status), "I'm here" and the call
+ * list, releases at the gate to a collector the day's effective plan names, and the events of the
+ * day with their sequence numbers (docs/domain.md#dismissal).
+ */
+import { defineModule } from "../../lib/module";
+import { permissions } from "./permissions";
+
+export default defineModule({
+  name: "dismissal",
+  paths: ["/api/v1/dismissal"],
+  permissions,
+  load: async () => {
+    const [board, setting, arrival, release, live, reunification, offline, listed] = await Promise.all([
+      import("./board"),
+      import("./setting"),
+      import("./arrival"),
+      import("./release"),
+      import("./live"),
+      import("./reunification"),
+      import("./batch"),
+      import("./releases"),
+    ]);
+    return {
+      operations: [
+        board.getBoardOperation,
+        setting.getSettingOperation,
+        setting.updateSettingOperation,
+        arrival.createArrivalOperation,
+        arrival.listArrivalsOperation,
+        arrival.callArrival,
+        release.createReleaseOperation,
+        offline.createReleaseBatchOperation,
+        listed.listReleases,
+        listed.exportReleases,
+        live.createTicketOperation,
+        live.getLiveOperation,
+        reunification.startReunificationOperation,
+        reunification.endReunificationOperation,
+        reunification.getReportOperation,
+      ],
+    };
+  },
+});

@@ -1,0 +1,354 @@
+/**
+ * The day's board, read in one batch: each student's effective plan of a date (the summary's one
+ * rule, through its face: their way home, route and stop, the confirmed permission and its
+ * collector), the guardians who may or may not collect that day, the day's arrivals and releases,
+ * and the last event's number. Every verb of the module decides on what this read answers, so the
+ * board, a release and the live snapshot never disagree about a child.
+ */
+import { Batch, type Slot } from "../../db/batch";
+import { Users, users } from "../../db/schema/core";
+import { Delegates, delegates } from "../../db/schema/delegate";
+import {
+  DismissalArrivals,
+  DismissalEvents,
+  DismissalReleases,
+  DismissalReunifications,
+  dismissalArrivals,
+  dismissalEvents,
+  dismissalReleases,
+  dismissalReunifications,
+} from "../../db/schema/dismissal";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { asc, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
+import { inList } from "../../db/write";
+import type { SchoolCtx } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import type { Level } from "../../lib/levels";
+import { m } from "../../lib/message";
+import { isoWeekday } from "../../lib/zoned-time";
+import { calendarOf, calendarReads, dayOff } from "../school-schedule/api";
+import { restrictedOn } from "../student/api";
+import {
+  collectorOf,
+  dayDetail,
+  destinationOf,
+  studentDays,
+  type Targets,
+  type Way,
+  withTargets,
+  withUsualStop,
+} from "../transportation-summary/api";
+import { copyOf, copyTable, identity } from "../user/api";
+import { permissions } from "./permissions";
+
+export const STATUSES = ["waiting", "arrived", "called", "released", "boarded", "absent", "no-school"] as const;
+export type Status = (typeof STATUSES)[number];
+
+export interface Collector {
+  kind: "guardian" | "trusted";
+  id: number;
+  name: string;
+  relationship: string | null;
+}
+
+export interface GuardianRow {
+  studentId: number;
+  parentId: number;
+  userId: number;
+  firstName: string;
+  lastName: string;
+  relationship: string;
+  canPickUp: boolean;
+  restricted: boolean;
+  restrictionFrom: string | null;
+  restrictionUntil: string | null;
+}
+
+export interface ArrivalRow {
+  id: number;
+  studentId: number;
+  userId: number | null;
+  status: "waiting" | "called";
+  createdAt: string;
+  calledAt: string | null;
+}
+
+export interface ReleaseRow {
+  id: number;
+  studentId: number;
+  collectorKind: "guardian" | "trusted";
+  collectorId: number;
+  collectorName: string;
+  method: "list" | "pass" | "override";
+  gate: string | null;
+  releasedAt: string;
+  releasedBy: number | null;
+  identityCheck: string | null;
+  flagged: boolean;
+}
+
+/** One student's line of the board. */
+export interface Entry {
+  studentId: number;
+  firstName: string;
+  lastName: string;
+  level: Level | null;
+  way: Way;
+  /** The level's dismissal that day, HH:mm. */
+  dismissal: string | null;
+  afterSchoolEnd: string | null;
+  route: { id: number; name: string; stopId: number | null; stopName: string | null; stopTime: string | null } | null;
+  permissionId: number | null;
+  /** Who today's plan lets collect the child (none for a rider, an absent child, a day without school). */
+  collectors: Collector[];
+  /** The child's guardians, each with whether they may collect today (restriction, capability). */
+  guardians: GuardianRow[];
+  status: Status;
+  arrival: ArrivalRow | null;
+  release: ReleaseRow | null;
+}
+
+export interface Day {
+  date: string;
+  timeZone: string;
+  schoolDay: boolean;
+  holiday: boolean;
+  seq: number;
+  reunification: { id: number; reason: string; createdAt: string } | null;
+  entries: Entry[];
+}
+
+/** Whom the read covers: the whole school (staff), the caller's own children, or some students. */
+export type Cover = { school: true } | { mine: { userId: number; today: string } } | { studentIds: number[] };
+
+const guardianCopy = copyTable("guardian_copy");
+const guardianName = identity(users, guardianCopy.table);
+
+/**
+ * The parent profiles a user acts as in the school today: their own, and those whose delegate they
+ * are in the delegation's dates (`today`, the school's).
+ */
+export function parentsActedFor(ctx: SchoolCtx, userId: number, today: string) {
+  const delegated = Delegates.pick(
+    ctx,
+    delegates.parentId,
+    eq(delegates.userId, userId),
+    lte(delegates.validFrom, today),
+    gte(delegates.validUntil, today),
+  );
+  return Parents.pick(ctx, parents.id, sql`(${eq(parents.userId, userId)} OR ${inList(parents.id, delegated)})`);
+}
+
+/** The students a cover keeps, as a condition over `student`. */
+function covered(ctx: SchoolCtx, cover: Cover): SQL | undefined {
+  if ("school" in cover) return undefined;
+  if ("studentIds" in cover) return inList(students.id, cover.studentIds);
+  const mine = parentsActedFor(ctx, cover.mine.userId, cover.mine.today);
+  return Guardians.exists(ctx, eq(guardians.studentId, students.id), inList(guardians.parentId, mine));
+}
+
+/** Reads of one day into a batch; `dayOf` turns the results into the board. */
+export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cover) {
+  const calendar = calendarReads(ctx, batch, date);
+  const only = covered(ctx, cover);
+  const rows = batch.read(
+    withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(ctx, date))))
+      .where(only)
+      // The summary's order: the index student_school_idx serves it.
+      .orderBy(asc(students.lastName), asc(students.id)),
+  );
+  // The day's other rows of the covered students only.
+  const ofStudents = (column: SQL) =>
+    "school" in cover ? undefined : inList(column, Students.pick(ctx, students.id, only));
+  const guardianRows = batch.read(
+    Guardians.select(ctx, {
+      studentId: guardians.studentId,
+      parentId: guardians.parentId,
+      userId: parents.userId,
+      firstName: guardianName.firstName,
+      lastName: guardianName.lastName,
+      relationship: guardians.relationship,
+      canPickUp: guardians.canPickUp,
+      restricted: guardians.restricted,
+      restrictionFrom: guardians.restrictionFrom,
+      restrictionUntil: guardians.restrictionUntil,
+    })
+      .join(Parents, eq(parents.id, guardians.parentId))
+      .join(Users, eq(users.id, parents.userId))
+      .join(guardianCopy, copyOf(guardianCopy, users.id, ctx.schoolId), "left")
+      // Unordered (no sort step): `dayOf` groups them by child, in parent profile order.
+      .where(ofStudents(sql`${guardians.studentId}`)),
+  );
+  const arrivals = batch.read(
+    DismissalArrivals.select(ctx, {
+      id: dismissalArrivals.id,
+      studentId: dismissalArrivals.studentId,
+      userId: dismissalArrivals.userId,
+      status: dismissalArrivals.status,
+      createdAt: dismissalArrivals.createdAt,
+      calledAt: dismissalArrivals.calledAt,
+    })
+      .where(eq(dismissalArrivals.date, date), ofStudents(sql`${dismissalArrivals.studentId}`))
+      .orderBy(asc(dismissalArrivals.id)),
+  );
+  const releases = batch.read(
+    DismissalReleases.select(ctx, {
+      id: dismissalReleases.id,
+      studentId: dismissalReleases.studentId,
+      collectorKind: dismissalReleases.collectorKind,
+      collectorId: dismissalReleases.collectorId,
+      collectorName: dismissalReleases.collectorName,
+      method: dismissalReleases.method,
+      gate: dismissalReleases.gate,
+      releasedAt: dismissalReleases.releasedAt,
+      releasedBy: dismissalReleases.releasedBy,
+      identityCheck: dismissalReleases.identityCheck,
+      flagged: dismissalReleases.flagged,
+    }).where(eq(dismissalReleases.date, date), ofStudents(sql`${dismissalReleases.studentId}`)),
+  );
+  const seq = batch.read(
+    DismissalEvents.select(ctx, { seq: sql<number>`coalesce(max(${dismissalEvents.seq}), 0)` }).where(
+      eq(dismissalEvents.date, date),
+    ),
+  );
+  const reunification = batch.read(
+    DismissalReunifications.select(ctx, {
+      id: dismissalReunifications.id,
+      reason: dismissalReunifications.reason,
+      createdAt: dismissalReunifications.createdAt,
+    })
+      .where(isNull(dismissalReunifications.endedAt))
+      .limit(1),
+  );
+  return { calendar, rows, guardianRows, arrivals, releases, seq, reunification };
+}
+
+type Reads = ReturnType<typeof dayReads>;
+type Results = Awaited<ReturnType<Batch["commit"]>>;
+
+/** Whether a guardian may collect on `date` (the school's restriction first, then the capability). */
+export const guardianMay = (g: GuardianRow, date: string) =>
+  g.canPickUp && !restrictedOn({ ...g, restricted: g.restricted }, date);
+
+/** The board of the day from the batch's results. */
+export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolCtx): Day {
+  const { school, calendar } = calendarOf(results, reads.calendar);
+  if (!school) throw notFound(m`School ${ctx.schoolId} not found`);
+  const off = dayOff(date, calendar);
+  const weekday = isoWeekday(date);
+  const today = calendar.schedules.filter((s) => s.weekday === weekday);
+  const byLevel = new Map(today.map((s) => [s.level, s]));
+  const guardiansOf = groupBy(
+    [...results.get(reads.guardianRows)].sort((a, b) => a.parentId - b.parentId),
+    (g) => g.studentId,
+  );
+  const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
+  const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
+  const entries = results.get(reads.rows).map((r): Entry => {
+    const schedule = r.level ? byLevel.get(r.level) : undefined;
+    // At school that day: a school day, and their level has a schedule that weekday (a school
+    // without schedules, or a student without a level: every school day).
+    const atSchool = off === null && (calendar.schedules.length === 0 || r.level === null || schedule !== undefined);
+    const gs = (guardiansOf.get(r.studentId) ?? []).map((g) => ({
+      ...g,
+      canPickUp: Boolean(g.canPickUp),
+      restricted: Boolean(g.restricted),
+    }));
+    const targets: Targets = r;
+    const permitted = r.way === "auto_pickup" ? collectorOf(targets) : null;
+    const collectors: Collector[] = !atSchool
+      ? []
+      : r.way === "auto_pickup"
+        ? permitted
+          ? [permitted]
+          : []
+        : r.way === "family" || r.way === "no_after_school"
+          ? gs
+              .filter((g) => guardianMay(g, date))
+              .map((g) => ({
+                kind: "guardian" as const,
+                id: g.parentId,
+                name: `${g.firstName} ${g.lastName ?? ""}`.trim(),
+                relationship: g.relationship,
+              }))
+          : [];
+    const usual =
+      r.usualRouteId === null
+        ? null
+        : {
+            id: r.usualRouteId,
+            name: r.usualRouteName ?? "",
+            stopId: r.usualStopId,
+            stopName: r.usualStopName,
+            stopTime: r.usualStopTime,
+          };
+    const route = r.way === "route" ? usual : r.way === "route_change" ? destinationOf(targets).route : null;
+    const arrival = arrivalOf.get(r.studentId) ?? null;
+    const release = releaseOf.get(r.studentId);
+    const status: Status = !atSchool
+      ? "no-school"
+      : release
+        ? "released"
+        : r.way === "absence"
+          ? "absent"
+          : arrival?.status === "called"
+            ? "called"
+            : arrival
+              ? "arrived"
+              : "waiting";
+    return {
+      studentId: r.studentId,
+      firstName: r.firstName,
+      lastName: r.lastName,
+      level: r.level,
+      way: r.way,
+      dismissal: schedule?.dismissal ?? null,
+      afterSchoolEnd: schedule?.afterSchoolEnd ?? null,
+      route,
+      permissionId: r.permissionId,
+      collectors,
+      guardians: gs,
+      status,
+      arrival,
+      release: release ? { ...release, flagged: Boolean(release.flagged) } : null,
+    };
+  });
+  const [reunion] = results.get(reads.reunification);
+  return {
+    date,
+    timeZone: school.timeZone,
+    schoolDay: off === null,
+    holiday: off === "holiday",
+    seq: results.get(reads.seq)[0]?.seq ?? 0,
+    reunification: reunion ?? null,
+    entries,
+  };
+}
+
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const map = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = map.get(k);
+    if (list) list.push(row);
+    else map.set(k, [row]);
+  }
+  return map;
+}
+
+/** Reads one day for the caller: staff the school, anyone else their own children. One round trip. */
+export async function readDay(ctx: SchoolCtx, date: string, cover: Cover, also?: (batch: Batch) => void): Promise<Day> {
+  const batch = new Batch(ctx);
+  const reads = dayReads(ctx, batch, date, cover);
+  also?.(batch);
+  return dayOf(await batch.commit(), reads, date, ctx);
+}
+
+/** The cover of the caller: the school for holders of `dismissal.read`, else their own children. */
+export function coverOf(ctx: SchoolCtx, today: string): Cover {
+  if (ctx.can(permissions.read)) return { school: true };
+  return { mine: { userId: ctx.userId ?? 0, today } };
+}
+
+export type { Slot };
