@@ -55,11 +55,14 @@ export const BUDGETS = {
    * branch) 576 KiB, 584 KiB with the afternoon's decisions that stay true, CORS and the declared
    * headers (583.5 KiB measured after the session's merges); 590 KiB with issue 34's school and
    * personal exports (the whole-table reader src/db/dump.ts, the export writer, four routes: 589.5 KiB);
-   * 592 KiB with the Spanish names of states and modules and zod's refusals of ours (591.0 KiB). Size is the proxy; what the platform limits is start-up,
+   * 592 KiB with the Spanish names of states and modules and zod's refusals of ours (591.0 KiB); 626 KiB
+   * with issue 32's dismissal (~49 KiB raw of its own), issue 33's webhooks and bus run (~40 KiB raw),
+   * the typed contexts and layers (624.4 KiB measured at the merge, 2026-12-06: past issue 30's 600 KiB
+   * line, which the next trim must win back). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 592 * 1024,
+  gzipBytes: 626 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
@@ -68,10 +71,11 @@ export const BUDGETS = {
    * KiB until the afternoon's decisions that stay true, finding 9's schemas and If-Match, issue 34's
    * CORS, headers and route options brought the libSQL entry to 603.6 KiB (the D1 one 583.5 KiB;
    * 2026-12-06), 610 KiB until issue 34's exports and Spanish names brought it to 610.9 KiB (the D1
-   * one 591.0; 2026-12-06), 620 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
+   * one 591.0; 2026-12-06), 620 KiB until dismissal, webhooks and the bus run brought it to 644.3 KiB
+   * (the D1 one 624.4; 2026-12-06), 646 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
    * is our own line, to notice growth); loading route definitions with their modules is what keeps it.
    */
-  ceilingGzipBytes: 620 * 1024,
+  ceilingGzipBytes: 646 * 1024,
   /**
    * Module evaluation (the script's global scope, what the platform's start-up limit counts), in a
    * fresh isolate: the median of 15 isolates of `normalisedEvaluation` CPU time (`measureStartup`),
