@@ -522,6 +522,7 @@ const NOT_SWEPT: Record<string, string> = {
   deleteMultipleSchools: "school.write is a platform permission: super-admins only, who may do anything",
   deleteStudents: "students are records, not users: no role, no person",
   deleteMultipleStudents: "students are records, not users: no role, no person",
+  endDismissalReunification: "ends the school's emergency (school admins): no role, no other person",
 };
 
 describe("the tables are complete", () => {

@@ -324,6 +324,7 @@ describe("statistics", () => {
           { roleId: 4, key: "teacher", name: "Teacher", count: 13 },
           { roleId: 5, key: "parent", name: "Parent", count: 421 },
           { roleId: 6, key: "driver", name: "Driver", count: 1 },
+          { roleId: 7, key: "gate", name: "Gate", count: 0 },
         ],
       },
       // scripts/demo-school.ts: 400 students (Pablo among them) in 24 groups.
@@ -337,7 +338,7 @@ describe("statistics", () => {
       200,
     );
     expect(south.people.total).toBe(61);
-    expect(south.people.byRole.map((r) => r.count)).toEqual([1, 3, 12, 45, 0]);
+    expect(south.people.byRole.map((r) => r.count)).toEqual([1, 3, 12, 45, 0, 0]);
     expect(south.students.total).toBe(50);
     expect(south.groups).toBe(5);
   });
@@ -389,6 +390,7 @@ describe("statistics", () => {
       teacher: 14,
       parent: 421,
       driver: 1,
+      gate: 0,
     });
     const other = await t.request(`${PATH}/${SOUTH}/statistics`, { token });
     expect(other.status).toBe(404);

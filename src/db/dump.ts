@@ -20,6 +20,7 @@ import * as bulkProcess from "./schema/bulk-process";
 import * as core from "./schema/core";
 import * as delegate from "./schema/delegate";
 import * as deviceToken from "./schema/device-token";
+import * as dismissal from "./schema/dismissal";
 import * as document from "./schema/document";
 import * as event from "./schema/event";
 import * as exitPermission from "./schema/exit-permission";
@@ -31,6 +32,7 @@ import * as legalDocument from "./schema/legal-document";
 import * as lostArticle from "./schema/lost-article";
 import * as notification from "./schema/notification";
 import * as parent from "./schema/parent";
+import * as routeRun from "./schema/route-run";
 import * as scheduleConfiguration from "./schema/schedule-configuration";
 import * as schoolConfiguration from "./schema/school-configuration";
 import * as schoolSchedule from "./schema/school-schedule";
@@ -42,6 +44,7 @@ import * as transportRules from "./schema/transport-rules";
 import * as trustedAddress from "./schema/trusted-address";
 import * as trustedPerson from "./schema/trusted-person";
 import * as user from "./schema/user";
+import * as webhook from "./schema/webhook";
 import { and, getTableColumns, getTableName, is, type SQL, sql } from "./sql";
 import { Data, type RecordTable } from "./table";
 
@@ -61,6 +64,7 @@ const SCHEMAS = [
   bulkProcess,
   delegate,
   deviceToken,
+  dismissal,
   document,
   event,
   exitPermission,
@@ -72,6 +76,7 @@ const SCHEMAS = [
   lostArticle,
   notification,
   parent,
+  routeRun,
   scheduleConfiguration,
   schoolConfiguration,
   schoolSchedule,
@@ -83,6 +88,7 @@ const SCHEMAS = [
   trustedAddress,
   trustedPerson,
   user,
+  webhook,
 ];
 
 /** One table as an export reads it. */
