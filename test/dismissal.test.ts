@@ -576,7 +576,7 @@ describe("the live board", () => {
     });
   });
 
-  it("announces changes made elsewhere: a permission confirmed, one withdrawn by a guardian's restriction", async () => {
+  it("announces changes made elsewhere: a permission confirmed, withdrawn by a guardian's restriction, deleted by the school", async () => {
     await at(AT_DISMISSAL, async () => {
       const a = await makeFamily(t, NORTH);
       const b = await makeFamily(t, NORTH);
@@ -621,6 +621,13 @@ describe("the live board", () => {
       expect(restricted.status, await restricted.clone().text()).toBe(200);
       const [row] = await t.db.select().from(exitPermissions).where(eq(exitPermissions.id, pickup.id));
       expect(row?.status).toBe("withdrawn");
+      // The school withdraws a's absence (a confirmed one: DELETE).
+      const deleted = await t.request(`/api/v1/exit-permission/${absence.id}`, {
+        method: "DELETE",
+        token: await staff(),
+        school: NORTH,
+      });
+      expect(deleted.status, await deleted.clone().text()).toBe(204);
 
       const after = await readJson<Live>(
         await t.request(`${D}/live?date=${TODAY}&after=${seq}`, { token, school: NORTH }),
@@ -628,6 +635,7 @@ describe("the live board", () => {
       expect(after.events.map((e) => [e.seq, e.type, e.studentId])).toEqual([
         [seq + 1, "permission-confirmed", a.studentId],
         [seq + 2, "permission-withdrawn", b.studentId],
+        [seq + 3, "permission-withdrawn", a.studentId],
       ]);
       expect(after.events[0]).toMatchObject({ permissionId: absence.id, kind: "absence" });
       expect(after.events[1]).toMatchObject({ permissionId: pickup.id, kind: "auto_pickup" });
