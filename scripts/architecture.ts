@@ -63,7 +63,7 @@ const FACES = new Set(["api.ts"]);
 /**
  * The modules' floors, lowest first: a module imports from its own floor or below, never above
  * (docs/architecture.md "Layers"). What a lower floor must tell a higher one goes through a hook the
- * higher declares (a fact change: src/lib/facts.ts).
+ * higher declares (a fact change: src/lib/facts.ts; a school event: src/lib/school-events.ts).
  */
 export const LAYERS: readonly (readonly [string, readonly string[]])[] = [
   [

@@ -576,6 +576,77 @@ describe("the live board", () => {
     });
   });
 
+  it("announces changes made elsewhere: a permission confirmed, withdrawn by a guardian's restriction, deleted by the school", async () => {
+    await at(AT_DISMISSAL, async () => {
+      const a = await makeFamily(t, NORTH);
+      const b = await makeFamily(t, NORTH);
+      const token = await gate();
+      const first = await readJson<Live>(await t.request(`${D}/live?date=${TODAY}`, { token, school: NORTH }));
+      const seq = first.board?.seq ?? -1;
+      // The office asks an absence for a (and confirms it if the school's setting left it pending).
+      const asked = await t.request("/api/v1/exit-permission/absence", {
+        method: "POST",
+        token: await staff(),
+        school: NORTH,
+        body: { studentId: a.studentId, date: TODAY, reason: "Doctor" },
+      });
+      expect(asked.status, await asked.clone().text()).toBe(201);
+      const absence = await readJson<{ id: number; status: string }>(asked);
+      if (absence.status !== "confirmed") {
+        const confirmed = await t.request(`/api/v1/exit-permission/${absence.id}/confirm`, {
+          method: "PATCH",
+          token: await staff(),
+          school: NORTH,
+          body: { status: "confirmed" },
+        });
+        expect(confirmed.status, await confirmed.clone().text()).toBe(200);
+      }
+      // b's guardian collects b today (a confirmed pickup), then the school restricts the guardian.
+      const pickup = await makePermission(t, {
+        schoolId: NORTH,
+        studentId: b.studentId,
+        date: TODAY,
+        kind: "auto_pickup",
+        status: "confirmed",
+        parentId: b.parentId,
+        pickupParentId: b.parentId,
+      });
+      const [link] = await t.db.select({ id: guardians.id }).from(guardians).where(eq(guardians.parentId, b.parentId));
+      const restricted = await t.request(`/api/v1/student-guardian/${link?.id}/restriction`, {
+        method: "PATCH",
+        token: await staff(),
+        school: NORTH,
+        body: { restricted: true, reason: "Court order" },
+      });
+      expect(restricted.status, await restricted.clone().text()).toBe(200);
+      const [row] = await t.db.select().from(exitPermissions).where(eq(exitPermissions.id, pickup.id));
+      expect(row?.status).toBe("withdrawn");
+      // The school withdraws a's absence (a confirmed one: DELETE).
+      const deleted = await t.request(`/api/v1/exit-permission/${absence.id}`, {
+        method: "DELETE",
+        token: await staff(),
+        school: NORTH,
+      });
+      expect(deleted.status, await deleted.clone().text()).toBe(204);
+
+      const after = await readJson<Live>(
+        await t.request(`${D}/live?date=${TODAY}&after=${seq}`, { token, school: NORTH }),
+      );
+      expect(after.events.map((e) => [e.seq, e.type, e.studentId])).toEqual([
+        [seq + 1, "permission-confirmed", a.studentId],
+        [seq + 2, "permission-withdrawn", b.studentId],
+        [seq + 3, "permission-withdrawn", a.studentId],
+      ]);
+      expect(after.events[0]).toMatchObject({ permissionId: absence.id, kind: "absence" });
+      expect(after.events[1]).toMatchObject({ permissionId: pickup.id, kind: "auto_pickup" });
+      // A parent's stream carries only their child's.
+      const theirs = await readJson<Live>(
+        await t.request(`${D}/live?date=${TODAY}&after=${seq}`, { token: await parent(b), school: NORTH }),
+      );
+      expect(theirs.events.map((e) => [e.type, e.studentId])).toEqual([["permission-withdrawn", b.studentId]]);
+    });
+  });
+
   it("streams Server-Sent Events: a snapshot, then each change within a second; resumes with Last-Event-ID", async () => {
     await at(AT_DISMISSAL, async () => {
       const a = await makeFamily(t, NORTH);

@@ -162,6 +162,35 @@ describe("the run", () => {
     expect(sent.map((s) => s.eventType)).toEqual(["route.boarded", "route.dropped"]);
     expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
   });
+
+  it("the dismissal board hears boardings and drops: events on its live stream, the child boarded", async () => {
+    const { t, ana, beto, first, call, board } = await setUp();
+    type Live = {
+      board: { seq: number; students: { studentId: number; status: string }[] } | null;
+      events: { seq: number; type: string; studentId: number | null; routeId?: number }[];
+    };
+    const live = async (after?: number) => {
+      const query = after === undefined ? "" : `&after=${after}`;
+      const res = await t.request(`/api/v1/dismissal/live?date=2026-11-23${query}`, { token: await admin(t) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return (await res.json()) as Live;
+    };
+    const before = await live();
+    const seq = before.board?.seq ?? -1;
+    expect(before.board?.students.find((s) => s.studentId === ana)?.status).not.toBe("boarded");
+    await call("", "POST");
+    expect((await board(ana, "boarded", first)).status).toBe(201);
+    expect((await board(ana, "dropped", first)).status).toBe(201);
+    const after = await live(seq);
+    expect(after.events.map((e) => [e.type, e.studentId])).toEqual([
+      ["boarded", ana],
+      ["dropped", ana],
+    ]);
+    expect(after.events[0]).toMatchObject({ seq: seq + 1, stopId: first });
+    const now = await live();
+    expect(now.board?.students.find((s) => s.studentId === ana)?.status).toBe("boarded");
+    expect(now.board?.students.find((s) => s.studentId === beto)?.status).not.toBe("boarded");
+  });
 });
 
 describe("the guardians' transport preference", () => {
@@ -188,7 +217,7 @@ describe("the guardians' transport preference", () => {
 });
 
 describe("round trips", () => {
-  it("a boarding: one read, the final list, one write (and the webhook's one); a repeat: one read", async () => {
+  it("a boarding: one read, the final list, one write (then the webhook's one, the live board's one); a repeat: one read", async () => {
     const { t, measure } = countingTestApp();
     t.clock.current = new Date(AFTERNOON);
     const route = await makeRoute(t, NORTH, { riders: [["Ana", "Trips"]] });
@@ -207,7 +236,8 @@ describe("round trips", () => {
       });
     const first = await measure(board);
     expect(first.res.status, await first.res.clone().text()).toBe(201);
-    expect(first.calls).toBe(4);
+    // After the commit, as a school event: the webhook's emit and the dismissal board's event.
+    expect(first.calls).toBe(5);
     const repeat = await measure(board);
     expect(repeat.res.status).toBe(201);
     expect(repeat.calls).toBe(1);

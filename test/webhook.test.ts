@@ -10,7 +10,9 @@
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
+import { exitPermissions } from "../src/db/schema/exit-permission";
 import { notifications } from "../src/db/schema/notification";
+import { guardians } from "../src/db/schema/student";
 import { webhookDeliveries, webhookEndpoints } from "../src/db/schema/webhook";
 import { jobCtx } from "../src/lib/context";
 import { grantsOf } from "../src/modules";
@@ -413,5 +415,92 @@ describe("events the school emits", () => {
     expect(got.map((e) => e.type)).toEqual(["exit-permission.confirmed", "exit-permission.withdrawn"]);
     expect(got[0]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "confirmed" });
     expect(got[1]?.data.exitPermission).toMatchObject({ id, studentId: family.studentId, status: "cancelled" });
+  });
+
+  it("dismissal.released for a release at the gate and for each release a gate device sends later", async () => {
+    const t = makeTestApp();
+    // Monday 23 November 2026, 14:40 in Mexico City: elementary's dismissal.
+    t.clock.current = new Date("2026-11-23T20:40:00.000Z");
+    const r = await receiver();
+    const hook = await create(t, r.url, ["dismissal.released"]);
+    await configure(t, r.name, [hook.secret]);
+    const [a, b, c] = [await makeFamily(t, NORTH), await makeFamily(t, NORTH), await makeFamily(t, NORTH)];
+    const gate = await t.token(DEMO.northAdmin.id, { [NORTH]: grantsOf("gate").map((p) => p.name) });
+    const online = await t.request("/api/v1/dismissal/release", {
+      method: "POST",
+      token: gate,
+      body: { studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } },
+    });
+    expect(online.status, await online.clone().text()).toBe(201);
+    const offline = await t.request("/api/v1/dismissal/release/batch", {
+      method: "POST",
+      token: gate,
+      body: {
+        releases: [
+          { clientId: "wh-1", release: { studentId: b.studentId, collector: { kind: "guardian", id: b.parentId } } },
+          { clientId: "wh-2", release: { studentId: a.studentId, collector: { kind: "guardian", id: a.parentId } } },
+          { clientId: "wh-3", release: { studentId: c.studentId, collector: { kind: "guardian", id: c.parentId } } },
+        ],
+      },
+    });
+    expect(offline.status, await offline.clone().text()).toBe(200);
+    const results = ((await offline.json()) as { results: { result: string }[] }).results.map((x) => x.result);
+    expect(results).toEqual(["released", "duplicate", "released"]);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["dismissal.released", "dismissal.released", "dismissal.released"]);
+    // The duplicate (a was released at the gate already) is not heard twice.
+    expect(got.map((e) => (e.data.release as { studentId: number }).studentId)).toEqual([
+      a.studentId,
+      b.studentId,
+      c.studentId,
+    ]);
+    expect(got[1]?.data).toMatchObject({
+      date: "2026-11-23",
+      release: { collector: { kind: "guardian", id: b.parentId } },
+    });
+  });
+
+  it("exit-permission.withdrawn when a guardian's restriction withdraws a confirmed pickup", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.withdrawn"]);
+    await configure(t, r.name, [hook.secret]);
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const [made] = await t.db
+      .insert(exitPermissions)
+      .values({
+        schoolId: NORTH,
+        studentId: family.studentId,
+        date,
+        kind: "auto_pickup",
+        status: "confirmed",
+        parentId: family.parentId,
+        pickupParentId: family.parentId,
+        slug: crypto.randomUUID().replaceAll("-", ""),
+        decidedAt: "2026-11-20T10:00:00.000Z",
+      })
+      .returning({ id: exitPermissions.id });
+    const [link] = await t.db
+      .select({ id: guardians.id })
+      .from(guardians)
+      .where(eq(guardians.parentId, family.parentId));
+    const restricted = await t.request(`/api/v1/student-guardian/${link?.id}/restriction`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { restricted: true, reason: "Court order" },
+    });
+    expect(restricted.status, await restricted.clone().text()).toBe(200);
+    await deliverAll(t);
+    const got = await events(r.name);
+    expect(got.map((e) => e.type)).toEqual(["exit-permission.withdrawn"]);
+    expect(got[0]?.data.exitPermission).toMatchObject({
+      id: made?.id,
+      studentId: family.studentId,
+      date,
+      kind: "auto_pickup",
+      status: "withdrawn",
+    });
   });
 });

@@ -16,6 +16,7 @@ import type { PermissionDef } from "./access";
 import type { AppEnv } from "./context";
 import type { FactHandler } from "./facts";
 import type { Operation } from "./route";
+import type { SchoolEventHandler } from "./school-events";
 
 /**
  * A cron sweep: safe to run twice, late, or not at all for a while. Returns a line for the
@@ -76,6 +77,11 @@ export interface Module {
    * first use like `load`.
    */
   facts?: FactHandler;
+  /**
+   * What it does when something happened in the school (src/lib/school-events.ts: an exit permission
+   * confirmed, a boarding, ...), after the change committed: imported on first use like `load`.
+   */
+  events?: SchoolEventHandler;
   /** Mounted only when ENVIRONMENT=development (the SMS outbox, the local S3 endpoint). */
   developmentOnly?: boolean;
 }

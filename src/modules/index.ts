@@ -5,6 +5,7 @@
 import { declarePermissionCatalogue } from "../lib/access";
 import { declareFactHandlers } from "../lib/facts";
 import type { Module } from "../lib/module";
+import { declareSchoolEventHandlers } from "../lib/school-events";
 import address from "./address";
 import administrativeUser from "./administrative-user";
 import applicationModule from "./application-module";
@@ -117,5 +118,8 @@ declarePermissionCatalogue(() => {
 
 /** Every module's handler of fact changes (src/lib/facts.ts). */
 declareFactHandlers(() => MODULES.flatMap((m) => (m.facts ? [m.facts] : [])));
+
+/** Every module's handler of school events (src/lib/school-events.ts). */
+declareSchoolEventHandlers(() => MODULES.flatMap((m) => (m.events ? [m.events] : [])));
 
 export { grantsOf, permissionCatalogue } from "../lib/access";

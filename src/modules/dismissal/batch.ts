@@ -17,12 +17,13 @@ import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { joinMessages } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { type SchoolEvent, schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
 import { verifyPickupPass } from "../exit-permission/api";
 import { schoolToday } from "../transport/api";
 import { permissions } from "./permissions";
 import { type Collector, dayOf, dayReads } from "./plan";
-import { decideRelease, ReleaseInput, releaseStatements } from "./release";
+import { decideRelease, ReleaseInput, releaseRecord, releaseStatements } from "./release";
 
 const Item = z
   .strictObject({
@@ -192,7 +193,7 @@ export async function createReleaseBatch(ctx: SchoolCtx, { body }: InputOf<typeo
     return { clientId: item.clientId, result: "flagged" as const, releaseId: null, reasons: reasons.map(String) };
   });
   const made = write.read(
-    DismissalReleases.select(ctx, { id: dismissalReleases.id, clientId: dismissalReleases.clientId }).where(
+    DismissalReleases.select(ctx).where(
       inList(
         dismissalReleases.clientId,
         items.map((i) => i.clientId),
@@ -200,10 +201,16 @@ export async function createReleaseBatch(ctx: SchoolCtx, { body }: InputOf<typeo
     ),
   );
   if (write.size > 1) {
-    const ids = new Map((await write.commit()).get(made).map((r) => [r.clientId, r.id]));
+    const rows = new Map((await write.commit()).get(made).map((r) => [r.clientId, r]));
     for (const o of outcomes)
-      if (o.releaseId === null && o.result !== "unknown") o.releaseId = ids.get(o.clientId) ?? null;
+      if (o.releaseId === null && o.result !== "unknown") o.releaseId = rows.get(o.clientId)?.id ?? null;
+    const recorded: SchoolEvent[] = outcomes.flatMap((o) => {
+      const row = o.result === "released" || o.result === "flagged" ? rows.get(o.clientId) : undefined;
+      return row ? [{ type: "dismissal.released", data: { date: row.date, release: releaseRecord(row) } }] : [];
+    });
     await Promise.all(sendings.map((s) => s.dispatch()));
+    // The school's other systems hear each release recorded here, as one made at the gate (the board logged it).
+    await schoolEvent(ctx, ...recorded);
   }
   return { results: outcomes };
 }

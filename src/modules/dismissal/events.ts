@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   "called",
   "released",
   "boarded",
+  "dropped",
   "bus-departed",
   "permission-confirmed",
   "permission-withdrawn",

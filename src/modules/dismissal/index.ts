@@ -10,6 +10,8 @@ export default defineModule({
   name: "dismissal",
   paths: ["/api/v1/dismissal"],
   permissions,
+  // Changes made elsewhere (a permission confirmed or withdrawn, a boarding) go on the day's event log.
+  events: async (ctx, events) => (await import("./heard")).logSchoolEvents(ctx, events),
   load: async () => {
     const [board, setting, arrival, release, live, reunification, offline, listed] = await Promise.all([
       import("./board"),

@@ -27,6 +27,7 @@ import { notFound } from "../../lib/errors";
 import type { Level } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { isoWeekday } from "../../lib/zoned-time";
+import { boardingsOn } from "../route-run/api";
 import { calendarOf, calendarReads, dayOff } from "../school-schedule/api";
 import { restrictedOn } from "../student/api";
 import {
@@ -221,7 +222,9 @@ export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cove
       .where(isNull(dismissalReunifications.endedAt))
       .limit(1),
   );
-  return { calendar, rows, guardianRows, arrivals, releases, seq, reunification };
+  // Who boarded a bus today (the route run's boardings): `boarded` on the board.
+  const boardings = batch.read(boardingsOn(ctx, date, ofStudents));
+  return { calendar, rows, guardianRows, arrivals, releases, seq, reunification, boardings };
 }
 
 type Reads = ReturnType<typeof dayReads>;
@@ -245,6 +248,7 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
   );
   const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
   const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
+  const boarded = new Set(results.get(reads.boardings).map((b) => b.studentId));
   const entries = results.get(reads.rows).map((r): Entry => {
     const schedule = r.level ? byLevel.get(r.level) : undefined;
     // At school that day: a school day, and their level has a schedule that weekday (a school
@@ -290,13 +294,15 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
       ? "no-school"
       : release
         ? "released"
-        : r.way === "absence"
-          ? "absent"
-          : arrival?.status === "called"
-            ? "called"
-            : arrival
-              ? "arrived"
-              : "waiting";
+        : boarded.has(r.studentId)
+          ? "boarded"
+          : r.way === "absence"
+            ? "absent"
+            : arrival?.status === "called"
+              ? "called"
+              : arrival
+                ? "arrived"
+                : "waiting";
     return {
       studentId: r.studentId,
       firstName: r.firstName,

@@ -25,12 +25,12 @@ import { dateTime } from "../../lib/dates";
 import { ApiError, conflict, forbidden, notFound } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
 import { verifyPickupPass } from "../exit-permission/api";
 import { notify } from "../notification/api";
 import { restrictedOn } from "../student/api";
 import { schoolToday } from "../transport/api";
-import { emitWebhookEvent } from "../webhook/api";
 import { eventOf } from "./events";
 import { permissions } from "./permissions";
 import { type Collector, dayOf, dayReads, type Entry, guardianMay } from "./plan";
@@ -418,7 +418,7 @@ export async function createRelease(ctx: SchoolCtx, { body }: InputOf<typeof rel
     if (!row) throw new Error("a release was not read back");
     const record = releaseRecord(row);
     // The school's other systems hear it too (a webhook endpoint that asked for it; never throws).
-    await emitWebhookEvent(ctx, "dismissal.released", { date, release: record });
+    await schoolEvent(ctx, { type: "dismissal.released", data: { date, release: record } });
     return record;
   } catch (err) {
     if (err instanceof ApiError && err.status === 409) throw await alreadyReleased(ctx, e, date);

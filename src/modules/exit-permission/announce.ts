@@ -1,9 +1,16 @@
 /** What the school's other systems hear of exit permissions (webhooks, docs/domain.md "Webhooks"). */
 import type { SchoolCtx } from "../../lib/context";
-import { emitWebhookEvent } from "../webhook/api";
+import { schoolEvent } from "../../lib/school-events";
 
 /** A permission that is now confirmed (asked and confirmed at once, confirmed by the office, accepted by the family). */
-export async function announceConfirmed(ctx: SchoolCtx, record: { status: string }) {
+export async function announceConfirmed(
+  ctx: SchoolCtx,
+  record: { id: number; status: string; studentId: number; date: string },
+) {
   if (record.status === "confirmed")
-    await emitWebhookEvent(ctx, "exit-permission.confirmed", { exitPermission: record });
+    await schoolEvent(ctx, {
+      type: "exit-permission.confirmed",
+      data: { exitPermission: record },
+      student: { id: record.studentId, date: record.date },
+    });
 }

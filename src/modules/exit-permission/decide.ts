@@ -29,8 +29,8 @@ import { anyOf, type Message, m } from "../../lib/message";
 import { stateName } from "../../lib/names";
 import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
+import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
-import { emitWebhookEvent } from "../webhook/api";
 import { announceConfirmed } from "./announce";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
@@ -402,8 +402,10 @@ export async function deleteExitPermission(ctx: SchoolCtx, { params }: InputOf<t
   });
   if (withdraw) {
     const { studentId, date, kind, routeId, stopId } = permission;
-    await emitWebhookEvent(ctx, "exit-permission.withdrawn", {
-      exitPermission: { id, studentId, date, kind, routeId, stopId, status: "cancelled" },
+    await schoolEvent(ctx, {
+      type: "exit-permission.withdrawn",
+      data: { exitPermission: { id, studentId, date, kind, routeId, stopId, status: "cancelled" } },
+      student: { id: studentId, date },
     });
   }
 }

@@ -88,6 +88,7 @@ export function withdrawal(
 export interface Candidate {
   id: number;
   routeId: number | null;
+  stopId: number | null;
   studentId: number;
   date: string;
   kind: string;
@@ -103,6 +104,7 @@ export interface Candidate {
 export const candidateFields = {
   id: E.id,
   routeId: E.routeId,
+  stopId: E.stopId,
   studentId: E.studentId,
   date: E.date,
   kind: E.kind,

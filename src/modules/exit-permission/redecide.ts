@@ -34,6 +34,7 @@ import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
 import { type Message, m } from "../../lib/message";
+import { type SchoolEvent, schoolEvent } from "../../lib/school-events";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { notify, type Sending } from "../notification/api";
 import { baseRiders } from "../route-availability/api";
@@ -96,9 +97,22 @@ export async function redecide(ctx: SchoolCtx, change: FactChange): Promise<Rede
   return {
     statements: [...plan.statements, ...(sending?.statements ?? [])],
     withdrawn: plan.withdrawn.length,
-    dispatch: async () => sending?.dispatch(),
+    dispatch: async () => {
+      await sending?.dispatch();
+      await schoolEvent(ctx, ...withdrawnEvents(plan.withdrawn));
+    },
   };
 }
+
+/** The confirmed ones withdrawn are events (the live board, webhooks); one never confirmed changed no plan. */
+const withdrawnEvents = (withdrawn: readonly Candidate[]): SchoolEvent[] =>
+  withdrawn
+    .filter((c) => c.status === "confirmed")
+    .map(({ id, studentId, date, kind, routeId, stopId }) => ({
+      type: "exit-permission.withdrawn",
+      data: { exitPermission: { id, studentId, date, kind, routeId, stopId, status: "withdrawn" } },
+      student: { id: studentId, date },
+    }));
 
 /** Whether a link (after the change) restricts `date`. */
 const restricts = (l: LinkFacts, date: string) =>

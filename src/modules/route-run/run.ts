@@ -25,11 +25,11 @@ import { m, verbatim } from "../../lib/message";
 import { hit } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
+import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
 import { readFinalLists } from "../route-availability/api";
 import { schoolZone } from "../school/api";
 import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
-import { emitWebhookEvent } from "../webhook/api";
 import { boardingNotice, checkApproaching } from "./run-notices";
 import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
 
@@ -301,12 +301,10 @@ export const recordRouteRunBoarding = operation(
     if (!event) throw new Error("route run: the event was not read back");
     if (told && body.event !== "no-show") {
       await told.dispatch();
-      await emitWebhookEvent(ctx, body.event === "boarded" ? "route.boarded" : "route.dropped", {
-        routeId: route.id,
-        date,
-        studentId: body.studentId,
-        stopId: stop.id,
-        at: body.at,
+      await schoolEvent(ctx, {
+        type: body.event === "boarded" ? "route.boarded" : "route.dropped",
+        data: { routeId: route.id, date, studentId: body.studentId, stopId: stop.id, at: body.at },
+        student: { id: body.studentId, date },
       });
     }
     return event;

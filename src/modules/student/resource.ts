@@ -20,10 +20,10 @@ import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, type Filter, RecordBase, type RowOf, timestamps } from "../../lib/resource";
 import { operation } from "../../lib/route";
+import { schoolEvent } from "../../lib/school-events";
 import { containsName, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { assertOffered } from "../school/api";
-import { emitWebhookEvent } from "../webhook/api";
 import { permissions } from "./permissions";
 import { listVisibility, readerContext, visibleTo } from "./visibility";
 
@@ -260,14 +260,14 @@ const updated = resource.update({
 /** The school's other systems hear of every new student (webhooks: `student.created`). */
 export const createStudent = operation(created.route, async (ctx, input) => {
   const student = await created.run(ctx, input);
-  await emitWebhookEvent(ctx, "student.created", { student });
+  await schoolEvent(ctx, { type: "student.created", data: { student } });
   return student;
 });
 
 export const updateStudent = operation(updated.route, async (ctx, input) => {
   await updated.run(ctx, input);
   for (const r of moved.get(input.body) ?? []) await r.dispatch();
-  await emitWebhookEvent(ctx, "student.updated", { student: { id: input.params.id, changed: input.body } });
+  await schoolEvent(ctx, { type: "student.updated", data: { student: { id: input.params.id, changed: input.body } } });
 });
 
 const DAY_MS = 24 * 3600 * 1000;

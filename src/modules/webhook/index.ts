@@ -7,6 +7,11 @@ export default defineModule({
   name: "webhook",
   paths: ["/api/v1/webhook"],
   permissions,
+  // Every school event (src/lib/school-events.ts) goes to the endpoints subscribed to its type.
+  events: async (ctx, events) => {
+    const { emitWebhookEvent } = await import("./emit");
+    for (const e of events) await emitWebhookEvent(ctx, e.type, e.data);
+  },
   load: async () => {
     const [r, deliveries] = await Promise.all([import("./resource"), import("./deliveries")]);
     return {

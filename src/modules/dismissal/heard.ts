@@ -1,0 +1,39 @@
+/**
+ * What the live board hears of changes made elsewhere (src/lib/school-events.ts): an exit permission
+ * confirmed or withdrawn, a bus boarding or drop, each appended to the day's event log of the child
+ * it is about (in one batch, after the change committed), so the stream announces it. A release is
+ * logged by the release's own batch.
+ */
+import { Batch } from "../../db/batch";
+import type { SchoolCtx } from "../../lib/context";
+import type { SchoolEvent } from "../../lib/school-events";
+import { type EventType, eventOf } from "./events";
+
+/** The board's event for a school event (none: not the board's, or logged where it happened). */
+const BOARD_EVENTS: Partial<Record<SchoolEvent["type"], EventType>> = {
+  "exit-permission.confirmed": "permission-confirmed",
+  "exit-permission.withdrawn": "permission-withdrawn",
+  "route.boarded": "boarded",
+  "route.dropped": "dropped",
+};
+
+/** The facts the stream carries beside the type (no names: a guardian's stream is filtered by child only). */
+function factsOf(event: SchoolEvent): Record<string, unknown> {
+  const d = event.data;
+  const permission = d.exitPermission;
+  if (typeof permission === "object" && permission !== null) {
+    return { permissionId: field(permission, "id"), kind: field(permission, "kind") };
+  }
+  return { routeId: d.routeId ?? null, stopId: d.stopId ?? null, boardedAt: d.at ?? null };
+}
+
+/** One field of a record the event carries (null when it has none). */
+const field = (o: object, key: string): unknown => (key in o ? Reflect.get(o, key) : null);
+
+export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEvent[]) {
+  const statements = events.flatMap((e) => {
+    const type = BOARD_EVENTS[e.type];
+    return type && e.student ? [eventOf(ctx, e.student.date, type, e.student.id, factsOf(e))] : [];
+  });
+  if (statements.length > 0) await new Batch(ctx).add(...statements).commit();
+}
