@@ -16,6 +16,7 @@ const STATES: Readonly<Record<string, Value>> = {
   approved: m`approved`,
   awaiting_family: m`awaiting_family`,
   booked: m`booked`,
+  called: m`called`,
   cancelled: m`cancelled`,
   claimed: m`claimed`,
   closed: m`closed`,
@@ -28,6 +29,7 @@ const STATES: Readonly<Record<string, Value>> = {
   draft: m`draft`,
   dropped: m`dropped`,
   failed: m`failed`,
+  finished: m`finished`,
   found: m`found`,
   graduated: m`graduated`,
   inactive: m`inactive`,
@@ -37,6 +39,7 @@ const STATES: Readonly<Record<string, Value>> = {
   open: m`open`,
   out_of_service: m`out_of_service`,
   partial: m`partial`,
+  paused: m`paused`,
   pending: m`pending`,
   processing: m`processing`,
   published: m`published`,
@@ -49,6 +52,7 @@ const STATES: Readonly<Record<string, Value>> = {
   skipped: m`skipped`,
   superseded: m`superseded`,
   viewed: m`viewed`,
+  waiting: m`waiting`,
   withdrawn: m`withdrawn`,
 };
 
