@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
-import type { Deps } from "../src/deps";
+import type { Deps, QueueProducer } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
 import { logPush } from "../src/lib/push";
 import { s3Signer } from "../src/lib/s3";
@@ -404,4 +404,21 @@ export function failingD1(
     withSession: (constraint?: string) => binding.withSession(constraint),
   } as unknown as D1Database;
   return { db, attempts };
+}
+
+/**
+ * The bulk queue as the API sees it: every message sent is kept in `sent` (the consumer is run by
+ * hand, one message at a time), so a test drives the pipeline step by step.
+ */
+export function recordingBulkQueue() {
+  const sent: { bulkProcessId: number; schoolId: number }[] = [];
+  const queue: QueueProducer = {
+    send: async (body) => {
+      sent.push(body as (typeof sent)[number]);
+    },
+    sendBatch: async (messages) => {
+      for (const m of messages) sent.push(m.body as (typeof sent)[number]);
+    },
+  };
+  return { sent, queue };
 }

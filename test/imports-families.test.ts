@@ -12,26 +12,17 @@ import { families } from "../src/db/schema/family";
 import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
 import { parents } from "../src/db/schema/parent";
 import { guardians, students } from "../src/db/schema/student";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { verbatim } from "../src/lib/message";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { auditShapeProblems } from "./audit-shape";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
 const xlsx = (columns: string[], rows: Cell[][]) =>
   bytesOf(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows }));
 
-const sent: { bulkProcessId: number; schoolId: number }[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body as (typeof sent)[number]);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body as (typeof sent)[number]);
-  },
-};
+const { sent, queue: recordingQueue } = recordingBulkQueue();
 const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
 
 type Process = {

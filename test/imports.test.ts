@@ -11,14 +11,13 @@ import { auditLog } from "../src/db/schema/audit-log";
 import { roleUsers, users } from "../src/db/schema/core";
 import { teachers } from "../src/db/schema/teacher";
 import { schoolUsers } from "../src/db/schema/user";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { verbatim } from "../src/lib/message";
 import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { auditShapeProblems } from "./audit-shape";
 import { OPENPYXL_TEACHERS } from "./fixtures/openpyxl-teachers";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
 const xlsx = (columns: string[], rows: Cell[][]) =>
@@ -318,15 +317,7 @@ describe("the .xlsx reader", () => {
 
 // --- The pipeline ---------------------------------------------------------------------------------
 
-const sent: { bulkProcessId: number; schoolId: number }[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body as (typeof sent)[number]);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body as (typeof sent)[number]);
-  },
-};
+const { sent, queue: recordingQueue } = recordingBulkQueue();
 const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
 
 type Process = {

@@ -10,20 +10,10 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { dumpTables, schoolTables } from "../src/db/dump";
 import { bulkProcesses } from "../src/db/schema/bulk-process";
 import { documents } from "../src/db/schema/document";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
-/** The bulk queue as the API sees it: what was sent (the consumer is run by hand, `deliver`). */
-const sent: { bulkProcessId: number; schoolId: number }[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body as (typeof sent)[number]);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body as (typeof sent)[number]);
-  },
-};
+const { sent, queue: recordingQueue } = recordingBulkQueue();
 const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
 
 type Export = {
