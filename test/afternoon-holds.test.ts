@@ -690,9 +690,8 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
     expect((await permissionRow(t, p.permissionId))?.status).toBe("confirmed");
   });
 
-  it("a level's schedule removed from the day's weekday: its permissions that weekday are withdrawn (not-school-day)", async () => {
-    const p = await confirmedRouteChange("preschool");
-    const weekday = isoWeekdayOf(p.date);
+  /** Northside's preschool schedule on an ISO weekday (the demo has one each school day). */
+  const preschoolScheduleOn = async (weekday: number) => {
     const [schedule] = await t.db
       .select()
       .from(schoolSchedules)
@@ -704,6 +703,13 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
         ),
       );
     if (!schedule) throw new Error("no preschool schedule that weekday");
+    return schedule;
+  };
+
+  it("a level's schedule removed from the day's weekday: its permissions that weekday are withdrawn (not-school-day)", async () => {
+    const p = await confirmedRouteChange("preschool");
+    const weekday = isoWeekdayOf(p.date);
+    const schedule = await preschoolScheduleOn(weekday);
     try {
       const gone = await call(t, "DELETE", `/api/v1/school-schedule/${schedule.id}`, await office());
       expect(gone.status, await gone.clone().text()).toBe(204);
@@ -717,17 +723,7 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
   it("a level's schedule moved to another weekday: the same", async () => {
     const p = await confirmedRouteChange("preschool");
     const weekday = isoWeekdayOf(p.date);
-    const [schedule] = await t.db
-      .select()
-      .from(schoolSchedules)
-      .where(
-        and(
-          eq(schoolSchedules.schoolId, NORTH),
-          eq(schoolSchedules.level, "preschool"),
-          eq(schoolSchedules.weekday, weekday),
-        ),
-      );
-    if (!schedule) throw new Error("no preschool schedule that weekday");
+    const schedule = await preschoolScheduleOn(weekday);
     const free = [6, 7].find((d) => d !== weekday) ?? 7;
     await t.db
       .delete(schoolSchedules)
