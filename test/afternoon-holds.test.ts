@@ -12,7 +12,7 @@ import { notifications } from "../src/db/schema/notification";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { schoolSchedules } from "../src/db/schema/school-schedule";
 import { guardians, students } from "../src/db/schema/student";
-import { routeAvailabilities, routes } from "../src/db/schema/transport";
+import { routeAvailabilities, routeStudents, routes } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { readJson } from "./fixture-kit";
 import { addRiderDays, makeGroup } from "./fixtures/afternoon";
@@ -851,5 +851,94 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
       expect(text).not.toContain("middle");
       expect(text).not.toContain('"level"');
     }
+  });
+});
+
+describe("a rider moved to another home route: the confirmed decisions move with them (issue 30, the last)", () => {
+  const routeStudentOf = async (routeId: number, studentId: number) => {
+    const [row] = await t.db
+      .select({ id: routeStudents.id })
+      .from(routeStudents)
+      .where(and(eq(routeStudents.routeId, routeId), eq(routeStudents.studentId, studentId)));
+    if (!row) throw new Error("no rider");
+    return row.id;
+  };
+
+  /** The child off route A and onto route B (delete, then create: a rider's route does not change in place). */
+  async function move(studentId: number, from: number, to: { routeId: number; stopIds: number[] }) {
+    const off = await call(
+      t,
+      "DELETE",
+      `/api/v1/route-student/${await routeStudentOf(from, studentId)}`,
+      await office(),
+    );
+    expect(off.status, await off.clone().text()).toBe(204);
+    const on = await call(t, "POST", "/api/v1/route-student", await office(), {
+      routeId: to.routeId,
+      studentId,
+      stopId: to.stopIds[0],
+      weekdays: [1, 2, 3, 4, 5],
+    });
+    expect(on.status, await on.clone().text()).toBe(201);
+  }
+
+  it("an absence confirmed, then the child moved to another bus: the new bus's list has them away, the old one not at all", async () => {
+    const { route, studentId, father } = await riderFamily();
+    const date = schoolDate(t);
+    const asked = await call(t, "POST", `${P}/absence`, await parentToken(t, father, NORTH), { studentId, date });
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    const { id } = await readJson<Permission>(asked);
+    expect((await confirm(t, id)).status).toBe(200);
+    const away = await finalStatus(t, route.routeId, date, studentId);
+    expect(away).toBeDefined();
+    const other = await makeRoute(t, NORTH, { seats: 5 });
+    await move(studentId, route.routeId, other);
+    expect(await finalStatus(t, other.routeId, date, studentId)).toBe("away");
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBeUndefined();
+    expect((await permissionRow(t, id))?.status).toBe("confirmed");
+  });
+
+  it("another stop of their own bus confirmed, then the child moved: the old bus takes them as a join, with a seat, and the new one has them away", async () => {
+    const { route, studentId, father } = await riderFamily();
+    const date = schoolDate(t);
+    const asked = await call(t, "POST", `${P}/route-change`, await parentToken(t, father, NORTH), {
+      studentId,
+      date,
+      routeId: route.routeId,
+      stopId: route.stopIds[1],
+    });
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    const { id } = await readJson<Permission>(asked);
+    expect((await confirm(t, id)).status).toBe(200);
+    const other = await makeRoute(t, NORTH, { seats: 5 });
+    await move(studentId, route.routeId, other);
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBe("joining");
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, route.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(1);
+    const newList = await finalStatus(t, other.routeId, date, studentId);
+    expect(newList).toBeDefined();
+    expect(newList).not.toBe("riding");
+  });
+
+  it("a rider's weekdays widened to the day of a confirmed absence: the bus's list has them away, not riding", async () => {
+    const { route, studentId, father } = await riderFamily();
+    const date = schoolDate(t);
+    const weekday = ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
+    const rider = await routeStudentOf(route.routeId, studentId);
+    const others = [1, 2, 3, 4, 5].filter((d) => d !== weekday);
+    const narrowed = await call(t, "PUT", `/api/v1/route-student/${rider}`, await office(), { weekdays: others });
+    expect(narrowed.status, await narrowed.clone().text()).toBe(204);
+    const asked = await call(t, "POST", `${P}/absence`, await parentToken(t, father, NORTH), { studentId, date });
+    const { id } = await readJson<Permission>(asked);
+    expect((await confirm(t, id)).status).toBe(200);
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBeUndefined();
+    const widened = await call(t, "PUT", `/api/v1/route-student/${rider}`, await office(), {
+      weekdays: [1, 2, 3, 4, 5],
+    });
+    expect(widened.status, await widened.clone().text()).toBe(204);
+    expect(await finalStatus(t, route.routeId, date, studentId)).toBe("away");
   });
 });

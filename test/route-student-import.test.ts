@@ -13,8 +13,10 @@ import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { verbatim } from "../src/lib/message";
 import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
+import { consumeBulkProcess } from "../src/modules/bulk-process/consumer";
 import { parseWeekdays } from "../src/modules/route-student/api";
 import { auditShapeProblems } from "./audit-shape";
+import { schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRider, makeRoute } from "./fixtures/modules/route-student";
 import { DEMO, makeTestApp } from "./helpers";
 
@@ -46,7 +48,12 @@ type Process = {
 };
 
 let n = 0;
-async function runImport(bytes: Uint8Array): Promise<Process> {
+/**
+ * Uploads and runs an import. The consumer runs in the Worker's own queue handler (its deps from the
+ * environment, the real clock), or, `withTestClock`, with the test app's deps, for what depends on
+ * the school's today as the test clock has it.
+ */
+async function runImport(bytes: Uint8Array, withTestClock = false): Promise<Process> {
   const token = await admin();
   const slug = `${NORTH}/documents/route-students-${++n}-${Date.now().toString(36)}.xlsx`;
   const doc = await t.request("/api/v1/documents", {
@@ -66,12 +73,15 @@ async function runImport(bytes: Uint8Array): Promise<Process> {
   });
   expect(res.status, await res.clone().text()).toBe(201);
   const created = (await res.json()) as Process;
-  const batch = createMessageBatch("school-bulk", [
-    { id: `route-students-${created.id}`, body: sent.at(-1), timestamp: new Date(), attempts: 1 },
-  ]);
-  const ctx = createExecutionContext();
-  await (worker as ExportedHandler<Env>).queue?.(batch, env, ctx);
-  expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+  const message = { id: `route-students-${created.id}`, body: sent.at(-1), timestamp: new Date(), attempts: 1 };
+  if (withTestClock) {
+    await consumeBulkProcess(t.deps, { ...message, ack: () => {}, retry: () => {} });
+  } else {
+    const batch = createMessageBatch("school-bulk", [message]);
+    const ctx = createExecutionContext();
+    await (worker as ExportedHandler<Env>).queue?.(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+  }
   const read = await t.request(`/api/v1/bulk-process/${created.id}`, { token, school: NORTH });
   return (await read.json()) as Process;
 }
@@ -259,5 +269,40 @@ describe("seats and printed lists", () => {
     const still = (await (await list("sinceVersion=1")).json()) as { version: number; changes: unknown[] };
     expect(still.version).toBe(2);
     expect(still.changes).toHaveLength(2);
+  });
+});
+
+describe("an import that puts a child on a bus home moves their confirmed day changes with them", () => {
+  it("a confirmed absence: the new bus's final list has the child away, not riding", async () => {
+    const route = await makeRoute(t, NORTH);
+    const child = await makeRider(t, NORTH, { level: "elementary" });
+    const date = schoolDate(t);
+    const asked = await t.request("/api/v1/exit-permission/absence", {
+      method: "POST",
+      token: await admin(),
+      school: NORTH,
+      body: { studentId: child.id, date },
+    });
+    expect(asked.status, await asked.clone().text()).toBe(201);
+    const { id, status } = (await asked.json()) as { id: number; status: string };
+    if (status !== "confirmed") {
+      const confirmed = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
+        method: "PATCH",
+        token: await admin(),
+        school: NORTH,
+        body: { status: "confirmed" },
+      });
+      expect(confirmed.status, await confirmed.clone().text()).toBe(200);
+    }
+    const row = [route.name, route.stops[0]?.name ?? "", child.idNumber, "Mon-Fri"];
+    const done = await runImport(await xlsx([row]), true);
+    expect(done.errors).toEqual([]);
+    const list = await t.request(`/api/v1/route-availability-student/route/${route.id}/final-status?date=${date}`, {
+      token: await admin(),
+      school: NORTH,
+    });
+    expect(list.status).toBe(200);
+    const { students } = (await list.json()) as { students: { studentId: number; status: string }[] };
+    expect(students.find((s) => s.studentId === child.id)?.status).toBe("away");
   });
 });

@@ -47,7 +47,28 @@ export type FactChange =
   /** A route cancelled on a date: AFTER. */
   | { fact: "route-day"; routeId: number; date: string }
   /** A student no longer active (inactive, graduated): AFTER. */
-  | { fact: "student-status"; studentId: number };
+  | { fact: "student-status"; studentId: number }
+  /**
+   * Students' rides home put on, changed or taken off (`rider`: what the change sets, null when the
+   * ride is deleted): AFTER. Their confirmed day changes follow their home routes.
+   */
+  | { fact: "riders"; rides: readonly RideChange[] };
+
+/** One ride changed: the student, the route, and what the change sets (null: taken off). */
+export interface RideChange {
+  studentId: number;
+  routeId: number;
+  rider: Partial<RiderFacts> | null;
+}
+
+/** A student's ride on a route as the afternoon reads it. */
+export interface RiderFacts {
+  direction: "home" | "to_school";
+  /** ISO weekdays as a bit mask (Monday = 1). */
+  weekdays: number;
+  suspendedFrom: string | null;
+  suspendedUntil: string | null;
+}
 
 export interface Redecision {
   /** For the caller's batch, where `FactChange` says. */

@@ -30,6 +30,7 @@ import { asc, eq, isNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
+import { factChanged } from "../../lib/facts";
 import { fold } from "../../lib/fold";
 import { m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
@@ -286,6 +287,14 @@ async function writeBatch(
 
   const rows = JSON.stringify(ok);
   const { actor, change, progress } = batchWrites(ctx, processId, now);
+  // Rides home put on or changed move the day changes of the students' confirmed exit permissions.
+  const home = ok.filter((r) => r[4] === "home");
+  const again = home.length
+    ? await factChanged(ctx, {
+        fact: "riders",
+        rides: home.map((r) => ({ routeId: r[0], studentId: r[1], rider: { weekdays: r[3], direction: "home" } })),
+      })
+    : undefined;
   // The rider of each row (route 0, student 1), once written.
   const riderOf = sql`CROSS JOIN ${rs.from} ON ${rs.scope(ctx)} AND rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`;
   const differs = sql`(rs.stop_id IS NOT j.value->>2 OR rs.weekdays IS NOT j.value->>3)`;
@@ -336,6 +345,7 @@ async function writeBatch(
       "added",
       null,
     ),
+    ...(again?.statements ?? []),
     progress(ok.length),
   ];
   await db.batch(statements);

@@ -54,6 +54,7 @@ import {
   schoolToday,
   withdrawal,
 } from "./redecide-kit";
+import { planRiders } from "./redecide-rider";
 
 export type { FactChange, LinkFacts, Redecision } from "./redecide-kit";
 
@@ -413,5 +414,7 @@ function planOf(ctx: SchoolCtx, change: FactChange): Promise<Plan> {
       return planStudents(ctx, change);
     case "seats":
       return planSeats(ctx, change);
+    case "riders":
+      return planRiders(ctx, change);
   }
 }

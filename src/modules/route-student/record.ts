@@ -20,6 +20,7 @@ import {
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { abortIf, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
+import { factChanged, type Redecision, type RiderFacts } from "../../lib/facts";
 import { LEVELS } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -228,3 +229,19 @@ export async function fullDays(ctx: SchoolCtx, routeId: number, days: readonly n
 /** The rider `id` as a subquery (what a change does to the lists already made reads it). */
 export const rider = (ctx: SchoolCtx, id: number | SQL<number>) =>
   RouteStudents.pick(ctx, routeStudents.id, eq(routeStudents.id, id));
+
+/**
+ * A ride home put on, changed or taken off moves the day changes of the student's confirmed exit
+ * permissions with it (src/lib/facts.ts): prepared before the write, added to its batch (after the
+ * ride's own statements), keyed by the body (or, for a delete, the request's context).
+ */
+export const rides = new WeakMap<object, Redecision>();
+export async function rideChanged(
+  ctx: SchoolCtx,
+  key: object,
+  change: { studentId: number; routeId: number; direction: string; rider: Partial<RiderFacts> | null },
+) {
+  if (change.direction !== "home") return;
+  const { studentId, routeId, rider } = change;
+  rides.set(key, await factChanged(ctx, { fact: "riders", rides: [{ studentId, routeId, rider }] }));
+}

@@ -31,6 +31,7 @@ import { GuardFailed, guardCount, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import { factChanged } from "../../lib/facts";
 import { joinMessages, m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { Deleted, DeleteMany, idFilter, integerString, recordId } from "../../lib/params";
@@ -46,8 +47,10 @@ import {
   fullDays,
   removeDayRows,
   resource,
+  rideChanged,
   rider,
   riderVisible,
+  rides,
   seatsHold,
   visibleRoutes,
   Weekdays,
@@ -330,6 +333,12 @@ const created = resource.create({
   input: z.object({ routeId: RouteRef, studentId: StudentRef, stopId: StopRef, weekdays: Weekdays }),
   values: async (ctx, { body }) => {
     const { route } = checkRefs(await references(ctx, body), body, body.weekdays);
+    await rideChanged(ctx, body, {
+      studentId: body.studentId,
+      routeId: body.routeId,
+      direction: route.direction,
+      rider: { direction: route.direction, weekdays: maskOf(body.weekdays), suspendedFrom: null, suspendedUntil: null },
+    });
     return {
       routeId: body.routeId,
       studentId: body.studentId,
@@ -341,6 +350,7 @@ const created = resource.create({
   also: (ctx, { id, body }) => [
     dayRows(ctx, id),
     seatsHold(ctx, body.routeId),
+    ...(rides.get(body)?.statements ?? []),
     ...ridersChanged(ctx, rider(ctx, id), "added", null),
   ],
   errors: [422],
@@ -412,6 +422,8 @@ const updated = resource.update({
     const rider = await riderForWrite(ctx, id);
     const ids = { routeId: rider.routeId, studentId: rider.studentId, stopId: body.stopId ?? rider.stopId };
     checkRefs(await references(ctx, ids), ids, body.weekdays ?? daysOf(rider.weekdays));
+    if (body.weekdays !== undefined)
+      await rideChanged(ctx, body, { ...rider, rider: { weekdays: maskOf(body.weekdays) } });
     return {
       ...(body.stopId !== undefined ? { stopId: body.stopId } : {}),
       ...(body.weekdays !== undefined ? { weekdays: maskOf(body.weekdays) } : {}),
@@ -428,6 +440,7 @@ const updated = resource.update({
         ]),
     // The lists of the days the rider now rides record it (a new stop, or new weekdays).
     ...ridersChanged(ctx, rider(ctx, id), body.stopId !== undefined ? "stop" : "added", null),
+    ...(rides.get(body)?.statements ?? []),
   ],
   errors: [422],
   examples: {
@@ -471,7 +484,9 @@ export const updateRouteStudent = operation(updated.route, async (ctx, input) =>
 
 export const deleteRouteStudent = resource.delete({
   access: permissions.write,
+  check: async (ctx, { id }) => rideChanged(ctx, ctx, { ...(await riderForWrite(ctx, id)), rider: null }),
   before: (ctx, { id }) => ridersChanged(ctx, rider(ctx, id), "removed", null),
+  also: (ctx) => rides.get(ctx)?.statements ?? [],
   summary: "Take a student off a route",
 });
 
@@ -483,10 +498,18 @@ export const deleteRouteStudent = resource.delete({
  */
 export async function deleteMany(ctx: SchoolCtx, ids: number[]): Promise<number[]> {
   const where: SQL | undefined = and(inList(routeStudents.id, ids), riderVisible(ctx, "write"));
+  // Their rides home taken off move the day changes of their confirmed exit permissions.
+  const home = await RouteStudents.select(ctx, { studentId: routeStudents.studentId, routeId: routeStudents.routeId })
+    .where(where, eq(routeStudents.direction, "home"))
+    .all();
+  const again = home.length
+    ? (await factChanged(ctx, { fact: "riders", rides: home.map((r) => ({ ...r, rider: null })) })).statements
+    : [];
   const batch = new Batch(ctx).add(
     ...ridersChanged(ctx, RouteStudents.pick(ctx, routeStudents.id, where), "removed", null),
     ...RouteStudents.delete(ctx, where),
     guardCount(ctx.deps.db, ids.length),
+    ...again,
   );
   try {
     await batch.commit();
