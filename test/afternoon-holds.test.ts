@@ -12,8 +12,9 @@ import { notifications } from "../src/db/schema/notification";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { schoolSchedules } from "../src/db/schema/school-schedule";
 import { guardians, students } from "../src/db/schema/student";
-import { routeAvailabilities, routeStudents, routes } from "../src/db/schema/transport";
+import { routeAvailabilities, routeStudents, routes, transports } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
+import { withSearch } from "../src/db/search";
 import { readJson } from "./fixture-kit";
 import { addRiderDays, makeGroup } from "./fixtures/afternoon";
 import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
@@ -445,6 +446,40 @@ describe("every change of a fact decides again what stood on it", () => {
     }
   });
 
+  it("a route moved to a smaller vehicle: the joins beyond its seats go, the latest confirmed first", async () => {
+    const bus = await makeRoute(t, NORTH, { seats: 3 });
+    const date = schoolDate(t);
+    const families = [await makeFamily(t, NORTH), await makeFamily(t, NORTH), await makeFamily(t, NORTH)];
+    const ids: number[] = [];
+    for (const f of families) {
+      const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, f, NORTH), {
+        studentId: f.studentId,
+        date,
+        routeId: bus.routeId,
+        stopId: bus.stopIds[0],
+      });
+      const asked = await readJson<Permission>(res);
+      t.clock.advance(60);
+      expect((await confirm(t, asked.id)).status).toBe(200);
+      ids.push(asked.id);
+    }
+    const [small] = await t.db
+      .insert(transports)
+      .values(withSearch(transports, { schoolId: NORTH, name: `Minibus ${bus.routeId}`, seats: 2 }))
+      .returning({ id: transports.id });
+    const put = await call(t, "PUT", `/api/v1/route/${bus.routeId}`, await office(), { transportId: small?.id });
+    expect(put.status, await put.clone().text()).toBe(204);
+    const rows = await Promise.all(ids.map((id) => permissionRow(t, id)));
+    expect(rows.map((r) => r?.status)).toEqual(["confirmed", "confirmed", "withdrawn"]);
+    expect(rows[2]?.failures?.[0]).toMatchObject({ code: "no-seat", routeId: bus.routeId, seats: 2 });
+    const [day] = await t.db
+      .select()
+      .from(routeAvailabilities)
+      .where(and(eq(routeAvailabilities.routeId, bus.routeId), eq(routeAvailabilities.date, date)));
+    expect(day?.taken).toBe(2);
+    expect(await finalStatus(t, bus.routeId, date, families[2]?.studentId ?? 0)).toBeUndefined();
+  });
+
   it("a holiday added: the day's decisions are withdrawn and the seat comes back", async () => {
     const app = makeTestApp();
     const bus = await makeRoute(app, NORTH, { seats: 3 });
@@ -832,6 +867,39 @@ describe("the frame of the day changes: routes, schedules, a student's status (i
     expect(await readJson<{ cancelled: boolean }>(list)).toMatchObject({ cancelled: true });
     const shown = await summaryRow(t, rider.group, date, rider.studentId);
     expect(shown).toMatchObject({ usualRoute: { id: rider.route.routeId, cancelled: true } });
+  });
+
+  it("a collector too late learns nothing of the child's day: no dismissal, no deadline", async () => {
+    const child = await makeFamily(t, NORTH, { level: "middle" });
+    const friend = await makeFamily(t, NORTH);
+    const own = await makeFamily(t, NORTH, { level: "middle" });
+    const was = t.clock.current;
+    try {
+      const date = schoolDate(t, 0);
+      // Late in the evening at the school (any time zone of the Americas): the day's deadline has passed.
+      t.clock.current = new Date(`${date}T23:30:00Z`);
+      for (const path of ["auto-pickup", "dry-run"]) {
+        const body = { ...(path === "dry-run" ? { kind: "auto_pickup" } : {}), studentId: child.studentId, date };
+        const res = await call(t, "POST", `${P}/${path}`, await parentToken(t, friend, NORTH), body);
+        const text = await res.clone().text();
+        expect(text).toContain("too-late");
+        expect(text).not.toContain("dismissal ");
+        expect(text).not.toMatch(/"(deadline|dismissal)":"/);
+      }
+      // The child's own family is told when it closed.
+      const mine = await call(t, "POST", `${P}/dry-run`, await parentToken(t, own, NORTH), {
+        kind: "auto_pickup",
+        studentId: own.studentId,
+        date,
+      });
+      const verdict = await readJson<{ failures: { code: string; deadline?: string; dismissal?: string }[] }>(mine);
+      expect(verdict.failures.find((f) => f.code === "too-late")).toMatchObject({
+        deadline: expect.any(String),
+        dismissal: expect.any(String),
+      });
+    } finally {
+      t.clock.current = was;
+    }
   });
 
   it("a collector refused for a day without school learns nothing of the child: no level in the failure", async () => {

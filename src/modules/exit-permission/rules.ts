@@ -192,7 +192,9 @@ export const RULES = {
     override: "staff",
     rechecked: false,
     message: (f) =>
-      m`Too late: changes for ${v(f.date)} had to arrive by ${v(f.deadline)} (dismissal ${v(f.dismissal)})`,
+      f.deadline === undefined
+        ? m`Too late: changes for ${v(f.date)} are closed`
+        : m`Too late: changes for ${v(f.date)} had to arrive by ${v(f.deadline)} (dismissal ${v(f.dismissal)})`,
   },
   "route-not-running": {
     field: "routeId",
@@ -349,10 +351,12 @@ function dateRules(ask: RuleAsk, s: Snapshot, out: Verdict): boolean {
   }
   if (s.schedule) {
     const deadline = changeDeadline(date, s.schedule.dismissal, s.timeZone, s.permissionTimeLimit);
-    out.deadline = deadline;
-    out.dismissal = s.schedule.dismissal;
+    // A collector of another family's child learns nothing of the child's day: not when it ends.
+    const day = s.asker.as === "collector" ? {} : { deadline, dismissal: s.schedule.dismissal };
+    out.deadline = day.deadline ?? null;
+    out.dismissal = day.dismissal ?? null;
     if (date >= s.today && s.now.getTime() > Date.parse(deadline)) {
-      refuse(out, staff, failure("too-late", { date, deadline, dismissal: s.schedule.dismissal }));
+      refuse(out, staff, failure("too-late", { date, ...day }));
     }
   }
   return true;

@@ -12,8 +12,10 @@ import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
+  RouteAvailabilities,
   RouteStops,
   RouteStudents,
+  routeAvailabilities,
   routeStops,
   routeStudentDays,
   routeStudents,
@@ -21,7 +23,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { TrustedAddresses, trustedAddresses } from "../../db/schema/trusted-address";
-import { and, eq, type SQL, sql } from "../../db/sql";
+import { and, eq, gt, gte, isNull, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { GuardFailed, guard, inList, insertedId, type Statement } from "../../db/write";
 import { now, type SchoolCtx } from "../../lib/context";
@@ -33,6 +35,7 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, noContent, operation } from "../../lib/route";
 import { text } from "../../lib/text";
 import { maskOf, weekdayName } from "../../lib/weekdays";
+import { addDays, dateIn } from "../../lib/zoned-time";
 import { LEVELS, type Level, notOfferedMessage, readLevels } from "../school/api";
 import { permissions } from "./permissions";
 import { Direction, routeResource, Time, Weekday } from "./route";
@@ -243,8 +246,21 @@ async function readChecks(ctx: SchoolCtx, want: Wanted) {
             .where(eq(routeStudents.routeId, want.routeId))
             .groupBy(routeStudentDays.weekday),
         );
+  // Another vehicle: the days from today on whose joins its seats count (no seats of their own).
+  const joinDays =
+    want.transportId === undefined || want.routeId === undefined
+      ? undefined
+      : batch.read(
+          RouteAvailabilities.select(ctx, { date: routeAvailabilities.date }).where(
+            eq(routeAvailabilities.routeId, want.routeId),
+            isNull(routeAvailabilities.seats),
+            gt(routeAvailabilities.taken, 0),
+            gte(routeAvailabilities.date, addDays(dateIn("UTC", ctx.deps.clock.now()), -1)),
+          ),
+        );
   const results = batch.size ? await batch.commit() : undefined;
   return {
+    joinDays: joinDays && results ? results.get(joinDays).map((d) => d.date) : [],
     vehicle: vehicle && results ? results.get(vehicle)[0] : undefined,
     levels: school && results ? readLevels(results.get(school)[0]?.levels ?? []) : [],
     trusted: trusted && results ? results.get(trusted) : [],
@@ -437,7 +453,8 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
     routeId: id,
     transportId: body.transportId === before.transportId ? undefined : body.transportId,
   };
-  refuse(want, await readChecks(ctx, want), before);
+  const read = await readChecks(ctx, want);
+  refuse(want, read, before);
   const set = {
     name: body.name,
     transportId: body.transportId,
@@ -462,11 +479,17 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
         direction: body.direction ?? before.direction,
       })
     : undefined;
+  // A vehicle with fewer seats: on each day with joins, those beyond its seats go, latest confirmed first.
+  const seats = read.vehicle?.seats ?? null;
+  const reseated = await Promise.all(
+    read.joinDays.map((date) => factChanged(ctx, { fact: "seats", routeId: id, date, seats })),
+  );
   const batch = new Batch(ctx)
     .add(...routeResource.writes.update(ctx, id, set))
     .add(...(body.stops ? replaceStops(ctx, id, body.stops) : []))
     .add(...(want.transportId === undefined ? [] : stillActive(ctx, want.transportId)))
-    .add(...(redecided?.statements ?? []));
+    .add(...(redecided?.statements ?? []))
+    .add(...reseated.flatMap((r) => r.statements));
   await routeResource.commit(ctx, id, batch, {
     messages: {
       ...routeResource.messages,
@@ -474,6 +497,7 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
     },
   });
   await redecided?.dispatch();
+  await Promise.all(reseated.map((r) => r.dispatch()));
 }
 
 export const updateRouteOperation = operation(updated.route, updateRoute);
