@@ -1,7 +1,8 @@
 /**
  * A model of the day (issue 30): random sequences of what families and the office do in an
  * afternoon (asks, edits, confirmations, cancellations, restrictions, guardians removed, trusted
- * people withdrawn, seats changed, holidays added, the route cancelled for a day), run against the real API and D1 by fast-check's
+ * people withdrawn, seats changed, holidays added, the route cancelled for a day, the riding child
+ * moved to another bus and back), run against the real API and D1 by fast-check's
  * model-based testing. The in-test model holds the facts (who is a guardian, who is restricted,
  * which trusted person stands, the seats of each day, the holidays); after every step the
  * invariants of docs/domain.md ("Invariants of the afternoon") are checked over what the API and the
@@ -18,12 +19,13 @@
  * run (MODEL_RUNS / MODEL_SEED reach the test as bindings, vitest.config.ts).
  */
 import { env } from "cloudflare:test";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { guardians, students } from "../src/db/schema/student";
+import { routeStudents } from "../src/db/schema/transport";
 import { trustedPeople } from "../src/db/schema/trusted-person";
 import { fixturePhone, readJson, uniq } from "./fixture-kit";
 import { addRiderDays, makeGroup } from "./fixtures/afternoon";
@@ -58,6 +60,8 @@ interface Model {
   holidays: Set<string>;
   /** The days the school cancelled the route. */
   cancelled: Set<string>;
+  /** Which bus the riding child rides home now: the route, the other bus, or none. */
+  rides: "route" | "other" | null;
   permissions: { id: number; userId: number }[];
   /** What the API took that the model says it should have refused. */
   wrong: string[];
@@ -65,6 +69,8 @@ interface Model {
 interface World {
   routeId: number;
   stopId: number;
+  /** Another bus home, with room, that the riding child may be moved to. */
+  other: { routeId: number; stopId: number };
   group: number;
   rider: number;
   vehicleSeats: number;
@@ -79,6 +85,7 @@ const VEHICLE_SEATS = 3;
 async function setup(): Promise<{ model: Model; real: Real }> {
   const route = await makeRoute(t, NORTH, { seats: VEHICLE_SEATS, riders: [["Río", uniq("Modelo")]] });
   await addRiderDays(t, route.routeId);
+  const otherBus = await makeRoute(t, NORTH, { seats: VEHICLE_SEATS });
   const rider = route.studentIds[0] ?? 0;
   const first = await makeFamily(t, NORTH, { studentId: rider });
   const second = await makeFamily(t, NORTH, { studentId: rider });
@@ -124,6 +131,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
       seats: new Map(),
       holidays: new Set(),
       cancelled: new Set(),
+      rides: "route",
       permissions: [],
       wrong: [],
     },
@@ -131,6 +139,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
       world: {
         routeId: route.routeId,
         stopId: route.stopIds[0] ?? 0,
+        other: { routeId: otherBus.routeId, stopId: otherBus.stopIds[0] ?? 0 },
         group: await makeGroup(t, NORTH, kids),
         rider,
         vehicleSeats: VEHICLE_SEATS,
@@ -185,9 +194,13 @@ class Ask extends Step {
     });
     expect(res.status, await res.clone().text()).toBeLessThan(500);
     if (res.status === 201) {
-      const { id } = await readJson<{ id: number }>(res);
+      const { id, status } = await readJson<{ id: number; status: string }>(res);
       m.permissions.push({ id, userId: link.userId });
-      if (!allowed(link)) m.wrong.push(`${this}: permission ${id} taken from a guardian who may not ask`);
+      // A parent no longer the child's guardian asks as any other family would: to collect the child
+      // once the child's family accepts (`awaiting_family`), never more.
+      const asStranger = link.removed && status === "awaiting_family";
+      if (!allowed(link) && !asStranger)
+        m.wrong.push(`${this}: permission ${id} taken from a guardian who may not ask`);
     }
   }
   toString() {
@@ -420,6 +433,35 @@ class Cancel extends Step {
   }
 }
 
+/** The office moves the riding child to the other bus home, or back (off one, then onto the other). */
+class Move extends Step {
+  async run(m: Model, { world }: Real) {
+    const token = await office();
+    const from = m.rides === "route" ? world.routeId : m.rides === "other" ? world.other.routeId : null;
+    const to = m.rides === "route" ? world.other : { routeId: world.routeId, stopId: world.stopId };
+    if (from !== null) {
+      const [ride] = await t.db
+        .select({ id: routeStudents.id })
+        .from(routeStudents)
+        .where(and(eq(routeStudents.routeId, from), eq(routeStudents.studentId, world.rider)));
+      const off = await t.request(`/api/v1/route-student/${ride?.id}`, { method: "DELETE", token, school: NORTH });
+      expect(off.status, await off.clone().text()).toBe(204);
+      m.rides = null;
+    }
+    const on = await t.request("/api/v1/route-student", {
+      method: "POST",
+      token,
+      school: NORTH,
+      body: { routeId: to.routeId, studentId: world.rider, stopId: to.stopId, weekdays: [1, 2, 3, 4, 5] },
+    });
+    expect(on.status, await on.clone().text()).toBeLessThan(500);
+    if (on.status === 201) m.rides = to.routeId === world.routeId ? "route" : "other";
+  }
+  toString() {
+    return "MoveRider()";
+  }
+}
+
 /** The holidays the runs added: removed before the next run, whose days are the same dates. */
 const holidayIds: number[] = [];
 
@@ -456,10 +498,11 @@ async function invariants(m: Model, { world }: Real) {
       }
     }
     // 2. Seats: the joiners of the route that day never exceed what it offers them.
-    const riders = 1;
+    const ridesRoute = m.rides === "route";
+    const riders = ridesRoute ? 1 : 0;
     const offered = (m.seats.get(date) ?? world.vehicleSeats) - riders;
     const joiners = today.filter(
-      (r) => r.kind === "route_change" && r.routeId === world.routeId && r.studentId !== world.rider,
+      (r) => r.kind === "route_change" && r.routeId === world.routeId && !(ridesRoute && r.studentId === world.rider),
     );
     if (joiners.length > offered) problems.push(`${joiners.length} joiners on ${date}, ${offered} seats offered`);
 
@@ -497,8 +540,10 @@ async function invariants(m: Model, { world }: Real) {
       const wantJoining = joiners.map((r) => r.studentId).sort();
       if (JSON.stringify(joining) !== JSON.stringify(wantJoining))
         problems.push(`driver's list on ${date}: joining ${joining}, effective ${wantJoining}`);
-      const rider = final.students.find((s) => s.studentId === world.rider);
+      const rider = final.students.find((s) => s.studentId === world.rider && s.status !== "joining");
       const off = today.some((r) => r.studentId === world.rider && r.kind !== "route_change");
+      if (ridesRoute !== (rider !== undefined))
+        problems.push(`driver's list on ${date}: the rider is ${rider ? "listed" : "not listed"}, rides ${m.rides}`);
       if (rider && (rider.status === "away") !== off)
         problems.push(
           `driver's list on ${date}: the rider is ${rider.status}, effective says ${off ? "away" : "riding"}`,
@@ -511,6 +556,25 @@ async function invariants(m: Model, { world }: Real) {
         if (barred.includes(name))
           problems.push(`driver's list on ${date} names ${name}, who may not receive the rider`);
     }
+    // The other bus: the riding child, when they ride it, is away there exactly when an effective
+    // permission takes them off it (an absence, a pickup, a route change to the first bus).
+    const otherList = await t.request(
+      `/api/v1/route-availability-student/route/${world.other.routeId}/final-status?date=${date}`,
+      { token, school: NORTH },
+    );
+    expect(otherList.status, await otherList.clone().text()).toBe(200);
+    const onOther = (await readJson<{ students: { studentId: number; status: string }[] }>(otherList)).students.find(
+      (s) => s.studentId === world.rider,
+    );
+    const offOther = today.some(
+      (r) => r.studentId === world.rider && !(r.kind === "route_change" && r.routeId === world.other.routeId),
+    );
+    if (m.rides === "other" && !m.holidays.has(date) && (onOther?.status === "away") !== offOther)
+      problems.push(
+        `the other bus's list on ${date}: the rider is ${onOther?.status}, effective says ${offOther ? "away" : "riding"}`,
+      );
+    if (m.rides !== "other" && onOther !== undefined)
+      problems.push(`the other bus's list on ${date} shows the rider (${onOther.status}), who does not ride it`);
   }
   // 5. Every permission's recorded asker is a guardian of the child (or the school).
   for (const r of rows) {
@@ -546,6 +610,7 @@ const steps = [
   fc.tuple(fc.nat(1), fc.integer({ min: 1, max: VEHICLE_SEATS })).map(([day, seats]) => new Seats(day, seats)),
   fc.nat(1).map((day) => new Holiday(day)),
   fc.nat(1).map((day) => new Cancel(day)),
+  fc.constant(new Move()),
 ].map((arb) => arb.map(checked));
 
 describe("a model of the afternoon", () => {
