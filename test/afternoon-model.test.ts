@@ -1,6 +1,8 @@
 /**
  * A model of the day (issue 30): random sequences of what families and the office do in an
- * afternoon (asks, edits, confirmations, cancellations, restrictions, guardians removed, trusted
+ * afternoon (asks, another family's requests to collect a child and that family's acceptance, fixed
+ * permissions confirmed and their days made by the daily job, edits, confirmations, cancellations,
+ * restrictions, guardians removed, trusted
  * people withdrawn, seats changed, holidays added, the route cancelled for a day, the riding child
  * moved to another bus and back), run against the real API and D1 by fast-check's
  * model-based testing. The in-test model holds the facts (who is a guardian, who is restricted,
@@ -62,7 +64,8 @@ interface Model {
   cancelled: Set<string>;
   /** Which bus the riding child rides home now: the route, the other bus, or none. */
   rides: "route" | "other" | null;
-  permissions: { id: number; userId: number }[];
+  /** What the API took; `collector`: another family's request to collect the child. */
+  permissions: { id: number; userId: number; collector?: boolean }[];
   /** What the API took that the model says it should have refused. */
   wrong: string[];
 }
@@ -208,6 +211,116 @@ class Ask extends Step {
   }
 }
 
+/** A parent of another child asks to collect a child (a play date): it waits for the child's family. */
+class AskOther extends Step {
+  constructor(
+    readonly kid: number,
+    readonly asker: number,
+    readonly day: number,
+  ) {
+    super();
+  }
+  async run(m: Model, { world }: Real) {
+    const studentId = m.kids[this.kid % m.kids.length] ?? 0;
+    const theirs = new Set(m.links.filter((l) => l.studentId === studentId).map((l) => l.userId));
+    const link = pick(
+      m.links.filter((l) => l.studentId !== studentId && !theirs.has(l.userId)),
+      this.asker,
+    );
+    if (!link) return;
+    const date = world.dates[this.day % world.dates.length] ?? "";
+    const res = await t.request(`${P}/auto-pickup`, {
+      method: "POST",
+      token: await parentToken(t, { userId: link.userId }, NORTH),
+      school: NORTH,
+      body: { studentId, date },
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(500);
+    if (res.status === 201) {
+      const { id, status } = await readJson<{ id: number; status: string }>(res);
+      m.permissions.push({ id, userId: link.userId, collector: true });
+      if (status !== "awaiting_family") m.wrong.push(`${this}: another family's request ${id} is ${status}`);
+    }
+  }
+  toString() {
+    return `AskOther(kid ${this.kid}, asker ${this.asker}, day ${this.day})`;
+  }
+}
+
+/** The child's family (a guardian who may ask) answers another family's request. */
+class Accept extends Step {
+  constructor(
+    readonly which: number,
+    readonly accept: boolean,
+  ) {
+    super();
+  }
+  async run(m: Model) {
+    const p = pick(
+      m.permissions.filter((x) => x.collector),
+      this.which,
+    );
+    if (!p) return;
+    const [row] = await t.db
+      .select({ studentId: exitPermissions.studentId })
+      .from(exitPermissions)
+      .where(eq(exitPermissions.id, p.id));
+    const guardian = m.links.find((l) => l.studentId === row?.studentId && allowed(l));
+    if (!guardian) return;
+    const res = await t.request(`${P}/${p.id}/respond`, {
+      method: "POST",
+      token: await parentToken(t, { userId: guardian.userId }, NORTH),
+      school: NORTH,
+      body: { accept: this.accept },
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(500);
+  }
+  toString() {
+    return `Accept(${this.which}, ${this.accept ? "yes" : "no"})`;
+  }
+}
+
+/** A guardian asks a fixed pickup over the model's days; the office confirms it; the daily job runs. */
+class Fixed extends Step {
+  constructor(
+    readonly kid: number,
+    readonly asker: number,
+  ) {
+    super();
+  }
+  async run(m: Model, { world }: Real) {
+    const studentId = m.kids[this.kid % m.kids.length] ?? 0;
+    const link = pick(
+      m.links.filter((l) => l.studentId === studentId),
+      this.asker,
+    );
+    if (!link) return;
+    const [fromDate, untilDate] = [world.dates[0] ?? "", world.dates.at(-1) ?? ""];
+    const res = await t.request(`${P}/fixed/auto-pickup`, {
+      method: "POST",
+      token: await parentToken(t, { userId: link.userId }, NORTH),
+      school: NORTH,
+      body: { studentId, weekdays: [1, 2, 3, 4, 5], fromDate, untilDate },
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(500);
+    if (res.status !== 201) return;
+    const { id } = await readJson<{ id: number }>(res);
+    if (!allowed(link)) m.wrong.push(`${this}: fixed permission ${id} taken from a guardian who may not ask`);
+    const decided = await t.request(`${P}/fixed/auto-pickup/${id}/confirm`, {
+      method: "PATCH",
+      token: await office(),
+      school: NORTH,
+      body: { status: "confirmed" },
+    });
+    expect(decided.status, await decided.clone().text()).toBeLessThan(500);
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await generateFixedExitPermissions(t.deps);
+  }
+  toString() {
+    return `Fixed(kid ${this.kid}, asker ${this.asker})`;
+  }
+}
+
 /** The office confirms or rejects. */
 class Decide extends Step {
   constructor(
@@ -252,7 +365,8 @@ class Change extends Step {
       body: date === undefined ? undefined : { date },
     });
     expect(res.status, await res.clone().text()).toBeLessThan(500);
-    if (date !== undefined && res.status === 204) {
+    // Another family edits its own request (the child's family is asked again); a guardian must still be one.
+    if (date !== undefined && res.status === 204 && !p.collector) {
       const [row] = await t.db
         .select({ studentId: exitPermissions.studentId })
         .from(exitPermissions)
@@ -492,6 +606,9 @@ async function invariants(m: Model, { world }: Real) {
       if (r.trustedPersonId !== null) {
         const person = m.trusted.find((p) => p.id === r.trustedPersonId);
         if (!person || person.withdrawn) problems.push(`pickup ${r.id} names a withdrawn trusted person`);
+      } else if (r.askedAs === "collector") {
+        // Another family collects only once the child's family accepted.
+        if (r.acceptedAt === null) problems.push(`pickup ${r.id} by another family stands without their acceptance`);
       } else {
         const link = m.links.find((l) => l.studentId === r.studentId && l.parentId === r.pickupParentId);
         if (!allowed(link)) problems.push(`pickup ${r.id} names parent ${r.pickupParentId}, who may not collect`);
@@ -578,7 +695,7 @@ async function invariants(m: Model, { world }: Real) {
   }
   // 5. Every permission's recorded asker is a guardian of the child (or the school).
   for (const r of rows) {
-    if (r.parentId === null) continue;
+    if (r.parentId === null || r.askedAs === "collector") continue;
     if (!m.links.some((l) => l.studentId === r.studentId && l.parentId === r.parentId))
       problems.push(`permission ${r.id} records parent ${r.parentId} as its asker, no guardian of the child`);
   }
@@ -611,6 +728,9 @@ const steps = [
   fc.nat(1).map((day) => new Holiday(day)),
   fc.nat(1).map((day) => new Cancel(day)),
   fc.constant(new Move()),
+  fc.tuple(fc.nat(5), fc.nat(5), fc.nat(1)).map(([kid, asker, day]) => new AskOther(kid, asker, day)),
+  fc.tuple(fc.nat(20), fc.boolean()).map(([which, accept]) => new Accept(which, accept)),
+  fc.tuple(fc.nat(5), fc.nat(5)).map(([kid, asker]) => new Fixed(kid, asker)),
 ].map((arb) => arb.map(checked));
 
 describe("a model of the afternoon", () => {
