@@ -12,6 +12,7 @@ import { runScheduled } from "./jobs/scheduled";
 import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
+import { dismissalLiveObject } from "./modules/dismissal/api";
 
 // A setting this Worker cannot serve: it refuses to (503), and the log says what to deploy.
 const noLibsql: OpenLibsql = () => {
@@ -33,8 +34,8 @@ async function openStore(open: OpenLibsql, url: string, authToken?: string): Pro
   }
 }
 
-/** The Worker; `openLibsql` opens the store when `LIBSQL_URL` is set (given by src/index.libsql.ts). */
-export function createWorker(openLibsql: OpenLibsql = noLibsql) {
+/** The dependencies of the Worker runtime from its env, memoised per env object (they hold no request state). */
+function depsFactory(openLibsql: OpenLibsql) {
   const depsCache = new WeakMap<object, Promise<Deps>>();
 
   /** The dependencies of the Worker runtime (memoised per env object: they hold no request state). */
@@ -56,6 +57,7 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
           assets: env.ASSETS,
+          live: env.DISMISSAL_LIVE,
         };
       })();
       deps.catch(() => depsCache.delete(env));
@@ -63,6 +65,17 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
     }
     return deps;
   }
+  return depsFromEnv;
+}
+
+/** The live board's Durable Object class (wrangler.toml `DISMISSAL_LIVE`), on the same dependencies as the Worker. */
+export function createLiveObject(openLibsql: OpenLibsql = noLibsql) {
+  return dismissalLiveObject(depsFactory(openLibsql));
+}
+
+/** The Worker; `openLibsql` opens the store when `LIBSQL_URL` is set (given by src/index.libsql.ts). */
+export function createWorker(openLibsql: OpenLibsql = noLibsql) {
+  const depsFromEnv = depsFactory(openLibsql);
 
   /** One app with the development routes, one without (an invalid env: without, and every request 503s). */
   const apps = new Map<boolean, App>();
@@ -87,3 +100,6 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
 }
 
 export default createWorker();
+
+/** The live board's hub, a Durable Object per school (src/modules/dismissal/hub.ts). */
+export class DismissalLive extends createLiveObject() {}

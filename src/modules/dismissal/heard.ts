@@ -8,6 +8,7 @@ import { Batch } from "../../db/batch";
 import type { SchoolCtx } from "../../lib/context";
 import type { SchoolEvent } from "../../lib/school-events";
 import { type EventType, eventOf } from "./events";
+import { publish } from "./hub";
 
 /** The board's event for a school event (none: not the board's, or logged where it happened). */
 const BOARD_EVENTS: Partial<Record<SchoolEvent["type"], EventType>> = {
@@ -35,5 +36,7 @@ export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEve
     const type = BOARD_EVENTS[e.type];
     return type && e.student ? [eventOf(ctx, e.student.date, type, e.student.id, factsOf(e))] : [];
   });
-  if (statements.length > 0) await new Batch(ctx).add(...statements).commit();
+  if (statements.length === 0) return;
+  await new Batch(ctx).add(...statements).commit();
+  await publish(ctx);
 }

@@ -29,6 +29,7 @@ import { verifyAccessToken } from "../../lib/tokens";
 import { schoolToday } from "../transport/api";
 import { boardOf } from "./board";
 import { type DismissalEvent, eventJson, eventsAfter } from "./events";
+import { subscribe } from "./hub";
 import { permissions } from "./permissions";
 import { type Cover, dayOf, dayReads } from "./plan";
 import { Board } from "./schemas";
@@ -247,12 +248,27 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   const resumed = query.after ?? (resumeHeader && /^\d+$/.test(resumeHeader) ? Number(resumeHeader) : undefined);
   const { board, children } = await snapshot(ctx, date, cover);
   const visible = wholeSchool ? null : children;
+  const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
+  const stream = /text\/event-stream/i.test(request.headers.get("accept") ?? "");
+
+  // The school's hub (a Durable Object) holds the stream from here: the snapshot, the events since
+  // it (its own catch-up read), then each change as the verbs publish it (hub.ts).
+  const hubs = ctx.deps.live;
+  if (hubs && (upgrade || stream)) {
+    return subscribe(hubs, {
+      schoolId: ctx.schoolId,
+      date,
+      children: visible ? [...visible] : null,
+      last: resumed ?? board.seq,
+      snapshot: resumed === undefined ? board : null,
+      mode: upgrade ? "websocket" : "sse",
+    });
+  }
+
+  // Without a hub (a runtime without Durable Objects): the events since, then a read every half second.
   let last = resumed ?? board.seq;
   const first = await newEvents(ctx, date, last, visible);
   last = first.last;
-
-  const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
-  const stream = /text\/event-stream/i.test(request.headers.get("accept") ?? "");
   if (!upgrade && !stream) return { board: resumed === undefined ? board : null, events: first.events };
 
   /** Sends what the watcher has not seen, every half second, while `open()`. */
