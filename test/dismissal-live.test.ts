@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { grantsOf } from "../src/modules";
 import { readJson } from "./fixture-kit";
 import { makeFamily } from "./fixtures/modules/exit-permission";
+import { makeRoute } from "./fixtures/modules/route-availability";
 import { countingTestApp, DEMO } from "./helpers";
 
 const NORTH = 1;
@@ -206,5 +207,29 @@ describe("the live board's hub", () => {
       expect(seqs(w.events())).toEqual(seqs(all));
       w.ws.close();
     }
+  });
+
+  it("announces a bus leaving on its run to the office once, not on a guardian's stream", async () => {
+    const route = await makeRoute(t, NORTH, { riders: [["Dora", "Departs"]] });
+    const rider = await makeFamily(t, NORTH, { studentId: route.studentIds[0] });
+    const token = await staff();
+    const start = (await logAfter(token, 0)).at(-1)?.seq ?? 0;
+    const office = await socket(token, start);
+    const family = await socket(await parent(rider), start);
+    const run = () => t.request(`/api/v1/route/${route.routeId}/run`, { method: "POST", token });
+    expect((await run()).status).toBe(201);
+    await office.until((m) => m.some((x) => x.type === "bus-departed"), 1000);
+    expect(office.events().find((e) => e.type === "bus-departed")).toMatchObject({
+      studentId: null,
+      routeId: route.routeId,
+    });
+    // Started again: the same run, no second departure.
+    expect((await run()).status).toBeLessThan(300);
+    const events = await logAfter(token, start);
+    expect(events.filter((e) => e.type === "bus-departed")).toHaveLength(1);
+    expect(family.events().filter((e) => e.type === "bus-departed")).toEqual([]);
+    expect(await logAfter(await parent(rider), start)).toEqual([]);
+    office.ws.close();
+    family.ws.close();
   });
 });

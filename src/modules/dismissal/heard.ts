@@ -1,6 +1,6 @@
 /**
  * What the live board hears of changes made elsewhere (src/lib/school-events.ts): an exit permission
- * confirmed or withdrawn, a bus boarding or drop, each appended to the day's event log of the child
+ * confirmed or withdrawn, a bus boarding or drop, a bus leaving on its run, each appended to the day's event log of the child
  * it is about (in one batch, after the change committed), so the stream announces it. A release is
  * logged by the release's own batch.
  */
@@ -33,6 +33,15 @@ const field = (o: object, key: string): unknown => (key in o ? Reflect.get(o, ke
 
 export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEvent[]) {
   const statements = events.flatMap((e) => {
+    // A bus left on its run: the school's event of that day (no child; staff streams carry it).
+    if (e.type === "route.departed" && typeof e.data.date === "string") {
+      return [
+        eventOf(ctx, e.data.date, "bus-departed", null, {
+          routeId: e.data.routeId ?? null,
+          departedAt: e.data.departedAt ?? null,
+        }),
+      ];
+    }
     const type = BOARD_EVENTS[e.type];
     return type && e.student ? [eventOf(ctx, e.student.date, type, e.student.id, factsOf(e))] : [];
   });

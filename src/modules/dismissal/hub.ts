@@ -29,7 +29,7 @@ import { ctxOf, jobCtx, type SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { errorFields, log } from "../../lib/log";
 import type { Operation } from "../../lib/route";
-import { type DismissalEvent, eventJson, eventsAfter } from "./events";
+import { type DismissalEvent, eventJson, eventsAfter, visibleTo } from "./events";
 
 /** What the Worker hands the hub for one subscriber. */
 export interface Subscription {
@@ -65,9 +65,8 @@ const SSE_SECONDS = 300;
 
 const dateTag = (date: string) => `d:${date}`;
 
-/** Whether a watcher sees event `e`: the whole school, or their children's and the school's own. */
-const visible = (w: Watching, e: DismissalEvent) =>
-  w.children === null || e.studentId === null || w.children.includes(e.studentId);
+/** Whether a watcher sees event `e` (events.ts `visibleTo`). */
+const visible = (w: Watching, e: DismissalEvent) => visibleTo(w.children === null ? null : new Set(w.children), e);
 
 /** The parts of the Durable Object state the hub uses (Cloudflare's `DurableObjectState`). */
 interface HubState {

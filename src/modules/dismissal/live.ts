@@ -28,7 +28,7 @@ import { defineRoute, type InputOf, json, type Operation, operation } from "../.
 import { verifyAccessToken } from "../../lib/tokens";
 import { schoolToday } from "../transport/api";
 import { boardOf } from "./board";
-import { type DismissalEvent, eventJson, eventsAfter } from "./events";
+import { type DismissalEvent, eventJson, eventsAfter, visibleTo } from "./events";
 import { subscribe } from "./hub";
 import { permissions } from "./permissions";
 import { type Cover, dayOf, dayReads } from "./plan";
@@ -228,9 +228,7 @@ async function snapshot(ctx: SchoolCtx, date: string, cover: Cover) {
 async function newEvents(ctx: SchoolCtx, date: string, after: number, children: Set<number> | null) {
   const rows = await eventsAfter(ctx, date, after).all();
   const last = rows.at(-1)?.seq ?? after;
-  const events = rows
-    .map(eventJson)
-    .filter((e) => children === null || e.studentId === null || children.has(e.studentId));
+  const events = rows.map(eventJson).filter((e) => visibleTo(children, e));
   return { events, last };
 }
 
