@@ -6,7 +6,7 @@
 import { type App, createApp } from "./app";
 import { ConfigError, loadConfig, servesDevelopmentRoutes } from "./config";
 import { type Db, d1, type OpenLibsql } from "./db/client";
-import { type Deps, systemClock } from "./deps";
+import { type Clock, type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
 import { pushFromConfig } from "./lib/push";
@@ -34,6 +34,20 @@ async function openStore(open: OpenLibsql, url: string, authToken?: string): Pro
   }
 }
 
+/**
+ * The Worker's clock: the machine's; in development, `DEV_CLOCK` (an instant, `--var
+ * DEV_CLOCK:2026-11-23T20:40:00Z`) starts it there and lets it run, so a browser test or a demo
+ * walk sees the demo's afternoon whatever the day (test/node/board-page.test.ts).
+ */
+function clockOf(env: Env): Clock {
+  const start = Reflect.get(env, "DEV_CLOCK");
+  if (!servesDevelopmentRoutes(env) || typeof start !== "string" || Number.isNaN(Date.parse(start))) {
+    return systemClock;
+  }
+  const offset = Date.parse(start) - Date.now();
+  return { now: () => new Date(Date.now() + offset) };
+}
+
 /** The dependencies of the Worker runtime from its env, memoised per env object (they hold no request state). */
 function depsFactory(openLibsql: OpenLibsql) {
   const depsCache = new WeakMap<object, Promise<Deps>>();
@@ -47,12 +61,13 @@ function depsFactory(openLibsql: OpenLibsql) {
         const db: Db = config.libsql
           ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)
           : d1(env.DB);
+        const clock = clockOf(env);
         return {
           config,
           db,
-          clock: systemClock,
-          sms: smsFromConfig(config, db, systemClock),
-          push: pushFromConfig(config, db, systemClock),
+          clock,
+          sms: smsFromConfig(config, db, clock),
+          push: pushFromConfig(config, db, clock),
           storage: env.DOCUMENTS,
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
