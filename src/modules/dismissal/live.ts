@@ -244,14 +244,26 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today } };
   const resumeHeader = request.headers.get("last-event-id");
   const resumed = query.after ?? (resumeHeader && /^\d+$/.test(resumeHeader) ? Number(resumeHeader) : undefined);
-  const { board, children } = await snapshot(ctx, date, cover);
-  const visible = wholeSchool ? null : children;
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
   const stream = /text\/event-stream/i.test(request.headers.get("accept") ?? "");
+  const hubs = ctx.deps.live;
+
+  // Staff resuming a stream need no snapshot (nor, watching the whole school, its children).
+  if (hubs && (upgrade || stream) && wholeSchool && resumed !== undefined) {
+    return subscribe(hubs, {
+      schoolId: ctx.schoolId,
+      date,
+      children: null,
+      last: resumed,
+      snapshot: null,
+      mode: upgrade ? "websocket" : "sse",
+    });
+  }
+  const { board, children } = await snapshot(ctx, date, cover);
+  const visible = wholeSchool ? null : children;
 
   // The school's hub (a Durable Object) holds the stream from here: the snapshot, the events since
   // it (its own catch-up read), then each change as the verbs publish it (hub.ts).
-  const hubs = ctx.deps.live;
   if (hubs && (upgrade || stream)) {
     return subscribe(hubs, {
       schoolId: ctx.schoolId,
