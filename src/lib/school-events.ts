@@ -27,7 +27,7 @@ export type OwnEventType = (typeof OWN_EVENT_TYPES)[number];
 
 /** Whether an event is one the school's webhooks may carry. */
 export const isWebhookEvent = (e: SchoolEvent): e is SchoolEvent & { type: WebhookEventType } =>
-  !(OWN_EVENT_TYPES as readonly string[]).includes(e.type);
+  !OWN_EVENT_TYPES.some((own) => own === e.type);
 
 export interface SchoolEvent {
   type: SchoolEventType;

@@ -24,6 +24,7 @@
  * A hub restarted (evicted, redeployed) loses only its SSE streams, whose clients reconnect with
  * `Last-Event-ID`; hibernated sockets keep their `seq` in their attachment.
  */
+import { z } from "@hono/zod-openapi";
 import type { Deps, LiveHubs } from "../../deps";
 import { ctxOf, jobCtx, type SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
@@ -31,26 +32,32 @@ import { errorFields, log } from "../../lib/log";
 import type { Operation } from "../../lib/route";
 import { type DismissalEvent, eventJson, eventsAfter, visibleTo } from "./events";
 
-/** What the Worker hands the hub for one subscriber. */
-export interface Subscription {
-  schoolId: number;
-  date: string;
+/** What the Worker hands the hub for one subscriber (parsed where the hub receives it). */
+const SubscriptionSchema = z.object({
+  schoolId: z.number().int(),
+  date: z.string(),
   /** The children a guardian watches; null: the whole school. */
-  children: number[] | null;
+  children: z.array(z.number().int()).nullable(),
   /** The last `seq` the subscriber has (the snapshot's, or its `after`). */
-  last: number;
+  last: z.number().int(),
   /** The board to send first (null when resuming). */
-  snapshot: ({ seq: number } & Record<string, unknown>) | null;
+  snapshot: z.looseObject({ seq: z.number().int() }).nullable(),
   /** `websocket`, or `sse`. */
-  mode: "websocket" | "sse";
-}
+  mode: z.enum(["websocket", "sse"]),
+});
+export type Subscription = z.infer<typeof SubscriptionSchema>;
 
 /** A socket's attachment: its subscription and the last `seq` it was sent (survives hibernation). */
-interface Watching {
-  date: string;
-  children: number[] | null;
-  last: number;
-}
+const WatchingSchema = z.object({
+  date: z.string(),
+  children: z.array(z.number().int()).nullable(),
+  last: z.number().int(),
+});
+type Watching = z.infer<typeof WatchingSchema>;
+
+/** A socket's subscription, or null (a socket accepted without one: none here). */
+const watchingOf = (ws: WebSocket): Watching | null =>
+  WatchingSchema.safeParse(ws.deserializeAttachment()).data ?? null;
 
 /** A Server-Sent Events subscriber: held in memory (a stream cannot hibernate). */
 interface Stream extends Watching {
@@ -75,7 +82,7 @@ interface HubState {
   getTags(ws: WebSocket): string[];
   /** The object's SQLite-backed storage: a WebSocket's subscription between its two requests. */
   storage: {
-    get<T>(key: string): Promise<T | undefined>;
+    get(key: string): Promise<unknown>;
     put(key: string, value: unknown): Promise<void>;
     delete(key: string): Promise<boolean>;
   };
@@ -102,23 +109,25 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
     async fetch(request: Request): Promise<Response> {
       const path = new URL(request.url).pathname;
       if (request.method === "POST" && path === "/publish") {
-        const { schoolId } = (await request.json()) as { schoolId: number };
+        const { schoolId } = z.object({ schoolId: z.number().int() }).parse(await request.json());
         this.schoolId = schoolId;
         await Promise.all(this.dates().map((date) => this.catchUp(date)));
         return new Response(null, { status: 204 });
       }
       if (request.method === "POST" && path === "/subscribe") {
-        return this.subscribe((await request.json()) as Subscription);
+        return this.subscribe(SubscriptionSchema.parse(await request.json()));
       }
       // A WebSocket upgrade reaches an object as a GET without a body: its subscription was put first.
       if (request.method === "POST" && path === "/prepare") {
-        const { key, subscription } = (await request.json()) as { key: string; subscription: Subscription };
+        const { key, subscription } = z
+          .object({ key: z.string(), subscription: SubscriptionSchema })
+          .parse(await request.json());
         await this.state.storage.put(`pending:${key}`, subscription);
         return new Response(null, { status: 204 });
       }
       if (request.method === "GET" && path === "/subscribe") {
         const key = `pending:${new URL(request.url).searchParams.get("key") ?? ""}`;
-        const subscription = await this.state.storage.get<Subscription>(key);
+        const subscription = SubscriptionSchema.safeParse(await this.state.storage.get(key)).data;
         if (!subscription) return new Response(null, { status: 410 });
         await this.state.storage.delete(key);
         return this.subscribe(subscription);
@@ -235,7 +244,7 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
     private async deliver(date: string): Promise<void> {
       if (this.schoolId === null) return;
       const sockets = this.state.getWebSockets(dateTag(date)).flatMap((ws) => {
-        const w = ws.deserializeAttachment() as Watching | null;
+        const w = watchingOf(ws);
         return w ? [{ ws, w }] : [];
       });
       const streams = [...this.streams].filter((s) => s.date === date);
@@ -254,7 +263,7 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       // Only to subscribers the read covers (seen up to `from` or later): one that subscribed while
       // it ran, further back, has a read of its own queued.
       for (const { ws, w } of sockets) {
-        const current = ws.deserializeAttachment() as Watching | null;
+        const current = watchingOf(ws);
         if (!current || current.last < from) continue;
         const next = events.filter((e) => e.seq > current.last);
         if (next.length === 0) continue;
@@ -284,7 +293,7 @@ const hubOf = (hubs: LiveHubs, schoolId: number) => hubs.getByName(String(school
  * Tells the school's hub that the day's log has new events (after their batch committed). Never
  * throws: the events are in D1, and a subscriber's next publish or reconnect carries them.
  */
-export async function publish(ctx: SchoolCtx): Promise<void> {
+export async function publish(ctx: { deps: Deps; schoolId: number }): Promise<void> {
   const hubs = ctx.deps.live;
   if (!hubs) return;
   try {
@@ -326,8 +335,8 @@ export function published(op: Operation): Operation {
     route: op.route,
     handler: async (c, next) => {
       const res = await op.handler(c, next);
-      const ctx = ctxOf(c);
-      if (res instanceof Response && res.ok && ctx.schoolId !== null) await publish(ctx as SchoolCtx);
+      const { deps, schoolId } = ctxOf(c);
+      if (res instanceof Response && res.ok && schoolId !== null) await publish({ deps, schoolId });
       return res;
     },
   };
