@@ -62,8 +62,7 @@ export interface Deps {
   assets: AssetStore;
   /**
    * The live board's hubs: a Durable Object per school (src/modules/dismissal/hub.ts). Absent (a
-   * runtime without Durable Objects, Node with libSQL): the live board reads the day's log every
-   * half second instead.
+   * runtime without Durable Objects, Node with libSQL): the live board answers as JSON only.
    */
   live?: LiveHubs;
 }
