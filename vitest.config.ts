@@ -7,7 +7,12 @@ import { unstable_readConfig } from "wrangler";
 // After everything else, one file at a time: the bundle's budgets and start-up timing (a loaded CPU
 // would skew it) and the Chromium tests (each starts wrangler dev and a browser; beside the workers
 // files they timed out on this 2-core machine).
-const BUILD = ["test/node/bundle.test.ts", "test/node/docs-page.test.ts", "test/node/cors-browser.test.ts"];
+const BUILD = [
+  "test/node/bundle.test.ts",
+  "test/node/docs-page.test.ts",
+  "test/node/cors-browser.test.ts",
+  "test/node/board-page.test.ts",
+];
 
 // wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
 // dev`; the tests pin their bindings below. Its warnings and errors still show.

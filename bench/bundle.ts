@@ -58,11 +58,13 @@ export const BUDGETS = {
    * 592 KiB with the Spanish names of states and modules and zod's refusals of ours (591.0 KiB); 626 KiB
    * with issue 32's dismissal (~49 KiB raw of its own), issue 33's webhooks and bus run (~40 KiB raw),
    * the typed contexts and layers (624.4 KiB measured at the merge, 2026-12-06: past issue 30's 600 KiB
-   * line, which the next trim must win back). Size is the proxy; what the platform limits is start-up,
+   * line, which the next trim must win back); 628 KiB with issue 32's live board hub (the Durable
+   * Object class every entry exports, its publish and subscribe: 627.2 KiB measured on its branch,
+   * 2026-12-06, after dropping the polling streams). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 626 * 1024,
+  gzipBytes: 628 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420
@@ -72,10 +74,11 @@ export const BUDGETS = {
    * CORS, headers and route options brought the libSQL entry to 603.6 KiB (the D1 one 583.5 KiB;
    * 2026-12-06), 610 KiB until issue 34's exports and Spanish names brought it to 610.9 KiB (the D1
    * one 591.0; 2026-12-06), 620 KiB until dismissal, webhooks and the bus run brought it to 644.3 KiB
-   * (the D1 one 624.4; 2026-12-06), 646 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
+   * (the D1 one 624.4; 2026-12-06), 646 KiB until issue 32's live board hub (+2.8 KiB on the D1
+   * one), 649 KiB since (a Worker may upload 3 MiB gzip on the free plan, 10 MiB paid; this
    * is our own line, to notice growth); loading route definitions with their modules is what keeps it.
    */
-  ceilingGzipBytes: 646 * 1024,
+  ceilingGzipBytes: 649 * 1024,
   /**
    * Module evaluation (the script's global scope, what the platform's start-up limit counts), in a
    * fresh isolate: the median of 15 isolates of `normalisedEvaluation` CPU time (`measureStartup`),

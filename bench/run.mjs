@@ -10,6 +10,8 @@
  *
  *   npm run bench                               the default rows
  *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`)
+ *   node bench/run.mjs dismissal-board          the board of 3,400 students, then the live board's fan-out
+ *                                               to 500 subscribers and a gate's offline batch retried
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
  *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
  *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
@@ -216,7 +218,12 @@ async function miniflareOptions(bundle, baseline, logs, plans, inspector) {
   });
   const workers = async (name, build, routes) => {
     const contents = await readFile(path.join(build.outdir, build.main), "utf8");
-    const base = settings(build);
+    // The build's Durable Objects (the live board's hub), served by the build's own Worker.
+    const objects = unstable_readConfig({ config: path.join(build.root, "wrangler.toml") }).durable_objects.bindings;
+    const base = {
+      ...settings(build),
+      durableObjects: Object.fromEntries(objects.map((o) => [o.name, { className: o.class_name, scriptName: name }])),
+    };
     return [
       {
         ...base,
@@ -621,6 +628,131 @@ async function measureFanOut(mf, db, token) {
   return { recipients: sent.recipients, copies: copies.n, messages, consumerMs };
 }
 
+/** Subscribers of the live board in the fan-out measurement. */
+const LIVE_SUBSCRIBERS = 500;
+/** Events timed in it (a reunification started and ended, each an event on every subscriber's stream). */
+const LIVE_EVENTS = 6;
+/** The offline batch: its releases, and how often the gate sends it. */
+const OFFLINE_RELEASES = 200;
+const OFFLINE_SENDS = 3;
+
+/**
+ * A change reaching the live board's subscribers: `LIVE_SUBSCRIBERS` WebSockets on the north school's
+ * stream of today (each with a one-use ticket, resuming with `after`: no snapshot each), then events
+ * made through the API one at a time. A reunification's start and end stand for the release: the same
+ * path from the commit to the subscribers (an event row in the verb's batch, a publish to the school's
+ * Durable Object, one D1 read there, the fan-out), and neither depends on the day being a school day.
+ * Timed from the request's start to each subscriber's receipt: p50 and p99 over every receipt.
+ */
+async function measureLiveFanOut(url, headers) {
+  // Node 22 has a WebSocket; on Node 20, undici's (Miniflare's dependency, the same implementation).
+  const WebSocket = globalThis.WebSocket ?? (await import("undici").catch(() => ({}))).WebSocket;
+  if (!WebSocket) return { skipped: "this Node has no WebSocket (Node 22 or later, or undici)" };
+  const api = (p, init = {}) =>
+    fetch(`${url}${p}`, { ...init, headers: { ...headers, "content-type": "application/json" } });
+  const seq = (await (await api("/api/v1/dismissal/live")).json()).events.at(-1)?.seq ?? 0;
+  const sockets = [];
+  const waiting = new Map();
+  for (let i = 0; i < LIVE_SUBSCRIBERS; i++) {
+    const { ticket } = await (await api("/api/v1/dismissal/live/ticket", { method: "POST" })).json();
+    const ws = new WebSocket(
+      `${url.replace(/^http/, "ws")}/api/v1/dismissal/live?ticket=${encodeURIComponent(ticket)}&after=${seq}`,
+    );
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = () => reject(new Error(`live bench: subscriber ${i} could not connect`));
+    });
+    ws.onmessage = (e) => {
+      const event = JSON.parse(String(e.data));
+      waiting.get(event.type)?.(performance.now());
+    };
+    sockets.push(ws);
+  }
+  const receipts = [];
+  /** The verb's own answer (it answers once the hub has sent the event: `published`). */
+  const answers = [];
+  try {
+    for (let i = 0; i < LIVE_EVENTS; i++) {
+      const type = i % 2 === 0 ? "reunification-started" : "reunification-ended";
+      let left = sockets.length;
+      const started = performance.now();
+      const all = new Promise((resolve) => {
+        waiting.set(type, (at) => {
+          receipts.push(at - started);
+          if (--left === 0) resolve();
+        });
+      });
+      const res =
+        i % 2 === 0
+          ? await api("/api/v1/dismissal/reunification", {
+              method: "POST",
+              body: JSON.stringify({ reason: "Bench drill" }),
+            })
+          : await api("/api/v1/dismissal/reunification", { method: "DELETE" });
+      answers.push(performance.now() - started);
+      if (!res.ok) throw new Error(`live bench: ${type} answered ${res.status}: ${await res.text()}`);
+      const timeout = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`live bench: ${left} subscriber(s) did not get ${type} in 10 s`)), 10_000),
+      );
+      await Promise.race([all, timeout]);
+      waiting.delete(type);
+    }
+  } finally {
+    for (const ws of sockets) ws.close();
+  }
+  const sorted = receipts.sort((a, b) => a - b);
+  return {
+    subscribers: sockets.length,
+    events: LIVE_EVENTS,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    verb: median(answers),
+  };
+}
+
+/**
+ * A gate's offline batch (`POST /api/v1/dismissal/release/batch`): `OFFLINE_RELEASES` releases of
+ * the north school's riders, each with its client id, sent `OFFLINE_SENDS` times as a device retrying
+ * would; the rows recorded must be exactly `OFFLINE_RELEASES`. A collector the day's plan does not
+ * name is recorded and flagged for the office, so the figure holds on any day. Its rows are deleted after.
+ */
+async function measureOfflineBatch(url, headers, db, runId) {
+  const children = await db
+    .prepare("SELECT id FROM student WHERE school_id = ? AND id_number LIKE 'R-%' ORDER BY id LIMIT ?")
+    .bind(NORTH, OFFLINE_RELEASES)
+    .all();
+  const guardian = await db
+    .prepare("SELECT id FROM parent WHERE school_id = ? ORDER BY id LIMIT 1")
+    .bind(NORTH)
+    .first();
+  const releases = children.results.map((c, i) => ({
+    clientId: `bench-gate-${runId}-${i}`,
+    release: { studentId: c.id, collector: { kind: "guardian", id: guardian.id }, gate: "bench" },
+  }));
+  const times = [];
+  const outcomes = [];
+  for (let i = 0; i < OFFLINE_SENDS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${url}/api/v1/dismissal/release/batch`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ releases }),
+    });
+    times.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`offline bench: the batch answered ${res.status}: ${await res.text()}`);
+    const counts = {};
+    for (const r of (await res.json()).results) counts[r.result] = (counts[r.result] ?? 0) + 1;
+    outcomes.push(counts);
+  }
+  const like = `bench-gate-${runId}-%`;
+  const rows = await db
+    .prepare("SELECT count(*) AS n FROM dismissal_release WHERE school_id = ? AND client_id LIKE ?")
+    .bind(NORTH, like)
+    .first();
+  await db.prepare("DELETE FROM dismissal_release WHERE school_id = ? AND client_id LIKE ?").bind(NORTH, like).run();
+  return { items: releases.length, sends: OFFLINE_SENDS, rows: rows.n, outcomes, times };
+}
+
 const BENCH_TASKS = 100;
 /** The bench's bookable slots: more than a run books (each request books one). */
 const BENCH_SLOTS = 60_000;
@@ -957,6 +1089,12 @@ function endpoints({ callers, documentId, runId, students, transport, notificati
       key: "audit-log-list",
       label: "GET /api/v1/audit-log?page=1&pageSize=20",
       request: () => ({ method: "GET", path: "/api/v1/audit-log?page=1&pageSize=20", headers: auth }),
+    },
+    {
+      // The day's board of the north school's 3,400 active students (3,000 riders): one D1 round trip.
+      key: "dismissal-board",
+      label: `GET /api/v1/dismissal/board?date=${LIST_DATE}`,
+      request: () => ({ method: "GET", path: `/api/v1/dismissal/board?date=${LIST_DATE}`, headers: auth }),
     },
     {
       key: "health",
@@ -1572,6 +1710,26 @@ async function main() {
       `fan-out: ${f.copies} copies of one notification (${f.recipients} recipients) in ${f.messages} messages, ` +
         `${fmt(f.consumerMs, 0)} ms in the consumer: ${Math.round((f.copies / f.consumerMs) * 1000)} copies/s`,
     );
+  }
+  if (!only.length || only.includes("dismissal-board")) {
+    await callers.renew();
+    const live = await measureLiveFanOut(url, callers.auth);
+    console.log(
+      live.skipped
+        ? `live board: not measured (${live.skipped})`
+        : `live board: an event (a reunification's start or end, the path of a release) reaching ${live.subscribers} ` +
+            `WebSocket subscribers, ${live.events} events: p50 ${fmt(live.p50, 1)} ms, p99 ${fmt(live.p99, 1)} ms from the request ` +
+            `(the verb itself answers in ${fmt(live.verb, 1)} ms, median: it tells every guardian)`,
+    );
+    const offline = await measureOfflineBatch(url, callers.auth, db, runId);
+    console.log(
+      `offline releases: a gate's batch of ${offline.items} sent ${offline.sends} times -> ${offline.rows} rows ` +
+        `(${offline.outcomes.map((o) => JSON.stringify(o)).join(", ")}; ${offline.times.map((t) => fmt(t, 0)).join(", ")} ms)`,
+    );
+    if (offline.rows !== offline.items) {
+      console.error(`BENCH FAILED: offline releases recorded ${offline.rows} rows, not ${offline.items}`);
+      process.exitCode = 1;
+    }
   }
   console.log(`load average (1 min) at the end: ${load1.toFixed(2)} on ${os.cpus().length} CPUs`);
   console.log(`total time: ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -8,6 +8,7 @@
 //
 //   public/api/docs/assets/<version>/swagger-ui-dist/{swagger-ui-bundle.js,swagger-ui.css,...}
 //   public/fonts/{NotoSans-Regular.ttf,NotoSans-Bold.ttf,...,OFL.txt}
+//   public/board.html (web/board.html: the office's live dismissal board, served at /board)
 //
 // src/app.ts points the page there (`baseUrl` of @hono/swagger-ui, with the same version);
 // src/lib/pdf-fonts.ts names the fonts, which the Worker reads through its ASSETS binding.
@@ -87,9 +88,14 @@ const names = new Set(wanted.map(([, name]) => name));
 for (const other of readdirSync(fonts)) if (!names.has(other)) rmSync(join(fonts, other), { force: true });
 for (const [from, name] of wanted) copy(from, join(fonts, name));
 
+// The office's live dismissal board, /board (web/board.html as written: no build step).
+copy(join(root, "web/board.html"), join(directory, "board.html"));
+
 // The path names the version, so browsers may keep the files for good.
 const headers = "/api/docs/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n";
 const headersFile = join(directory, "_headers");
 if (!existsSync(headersFile) || readFileSync(headersFile, "utf8") !== headers) writeFileSync(headersFile, headers);
 if (copied)
-  console.error(`static assets: swagger-ui-dist ${version} and the PDF fonts, ${copied} file(s) copied to public/`);
+  console.error(
+    `static assets: swagger-ui-dist ${version}, the PDF fonts and the board page, ${copied} file(s) copied to public/`,
+  );

@@ -60,6 +60,16 @@ export interface Deps {
   queues: { push: QueueProducer; bulk: QueueProducer; webhook: QueueProducer };
   /** Static assets: the PDF fonts (public/fonts, copied by scripts/docs-assets.mjs). */
   assets: AssetStore;
+  /**
+   * The live board's hubs: a Durable Object per school (src/modules/dismissal/hub.ts). Absent (a
+   * runtime without Durable Objects, Node with libSQL): the live board answers as JSON only.
+   */
+  live?: LiveHubs;
+}
+
+/** Durable Objects by name (Cloudflare's `DurableObjectNamespace` satisfies it). */
+export interface LiveHubs {
+  getByName(name: string): { fetch(input: string, init?: RequestInit): Promise<Response> };
 }
 
 export const systemClock: Clock = { now: () => new Date() };

@@ -4,6 +4,9 @@
  * the default entry leaves the client out to keep its bundle small (docs/performance.md).
  */
 import { libsql } from "./db/libsql";
-import { createWorker } from "./index";
+import { createLiveObject, createWorker } from "./index";
 
 export default createWorker(libsql);
+
+/** The live board's hub (a Durable Object per school), reading the day's events from libSQL too. */
+export class DismissalLive extends createLiveObject(libsql) {}

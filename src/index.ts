@@ -6,12 +6,13 @@
 import { type App, createApp } from "./app";
 import { ConfigError, loadConfig, servesDevelopmentRoutes } from "./config";
 import { type Db, d1, type OpenLibsql } from "./db/client";
-import { type Deps, systemClock } from "./deps";
+import { type Clock, type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
 import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
+import { dismissalLiveObject } from "./modules/dismissal/api";
 
 // A setting this Worker cannot serve: it refuses to (503), and the log says what to deploy.
 const noLibsql: OpenLibsql = () => {
@@ -33,8 +34,22 @@ async function openStore(open: OpenLibsql, url: string, authToken?: string): Pro
   }
 }
 
-/** The Worker; `openLibsql` opens the store when `LIBSQL_URL` is set (given by src/index.libsql.ts). */
-export function createWorker(openLibsql: OpenLibsql = noLibsql) {
+/**
+ * The Worker's clock: the machine's; in development, `DEV_CLOCK` (an instant, `--var
+ * DEV_CLOCK:2026-11-23T20:40:00Z`) starts it there and lets it run, so a browser test or a demo
+ * walk sees the demo's afternoon whatever the day (test/node/board-page.test.ts).
+ */
+function clockOf(env: Env): Clock {
+  const start = Reflect.get(env, "DEV_CLOCK");
+  if (!servesDevelopmentRoutes(env) || typeof start !== "string" || Number.isNaN(Date.parse(start))) {
+    return systemClock;
+  }
+  const offset = Date.parse(start) - Date.now();
+  return { now: () => new Date(Date.now() + offset) };
+}
+
+/** The dependencies of the Worker runtime from its env, memoised per env object (they hold no request state). */
+function depsFactory(openLibsql: OpenLibsql) {
   const depsCache = new WeakMap<object, Promise<Deps>>();
 
   /** The dependencies of the Worker runtime (memoised per env object: they hold no request state). */
@@ -46,16 +61,18 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
         const db: Db = config.libsql
           ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)
           : d1(env.DB);
+        const clock = clockOf(env);
         return {
           config,
           db,
-          clock: systemClock,
-          sms: smsFromConfig(config, db, systemClock),
-          push: pushFromConfig(config, db, systemClock),
+          clock,
+          sms: smsFromConfig(config, db, clock),
+          push: pushFromConfig(config, db, clock),
           storage: env.DOCUMENTS,
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
           assets: env.ASSETS,
+          live: env.DISMISSAL_LIVE,
         };
       })();
       deps.catch(() => depsCache.delete(env));
@@ -63,6 +80,17 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
     }
     return deps;
   }
+  return depsFromEnv;
+}
+
+/** The live board's Durable Object class (wrangler.toml `DISMISSAL_LIVE`), on the same dependencies as the Worker. */
+export function createLiveObject(openLibsql: OpenLibsql = noLibsql) {
+  return dismissalLiveObject(depsFactory(openLibsql));
+}
+
+/** The Worker; `openLibsql` opens the store when `LIBSQL_URL` is set (given by src/index.libsql.ts). */
+export function createWorker(openLibsql: OpenLibsql = noLibsql) {
+  const depsFromEnv = depsFactory(openLibsql);
 
   /** One app with the development routes, one without (an invalid env: without, and every request 503s). */
   const apps = new Map<boolean, App>();
@@ -87,3 +115,6 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
 }
 
 export default createWorker();
+
+/** The live board's hub, a Durable Object per school (src/modules/dismissal/hub.ts). */
+export class DismissalLive extends createLiveObject() {}

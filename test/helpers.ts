@@ -98,6 +98,8 @@ export function makeTestApp(
     storage: env.DOCUMENTS,
     signer: s3Signer(config.s3),
     assets: env.ASSETS,
+    // The live board's hub: the Worker's own Durable Object, under Miniflare (wrangler.toml [env.dev]).
+    live: env.DISMISSAL_LIVE,
     ...overrides,
     // Pushes and webhook deliveries are held in memory (delivered only when a test drains them,
     // test/push-queue.ts): the real queue's consumer would run in the background, past the end of

@@ -163,8 +163,8 @@ describe("the run", () => {
     expect(JSON.parse(sent[0]?.payload ?? "{}").data).toMatchObject({ studentId: ana, stopId: first });
   });
 
-  it("the dismissal board hears boardings and drops: events on its live stream, the child boarded", async () => {
-    const { t, ana, beto, first, call, board } = await setUp();
+  it("the dismissal board hears the bus leave, boardings and drops: events on its live stream, the child boarded", async () => {
+    const { t, route, ana, beto, first, call, board } = await setUp();
     type Live = {
       board: { seq: number; students: { studentId: number; status: string }[] } | null;
       events: { seq: number; type: string; studentId: number | null; routeId?: number }[];
@@ -183,10 +183,12 @@ describe("the run", () => {
     expect((await board(ana, "dropped", first)).status).toBe(201);
     const after = await live(seq);
     expect(after.events.map((e) => [e.type, e.studentId])).toEqual([
+      ["bus-departed", null],
       ["boarded", ana],
       ["dropped", ana],
     ]);
-    expect(after.events[0]).toMatchObject({ seq: seq + 1, stopId: first });
+    expect(after.events[0]).toMatchObject({ seq: seq + 1, routeId: route.routeId });
+    expect(after.events[1]).toMatchObject({ seq: seq + 2, stopId: first });
     const now = await live();
     expect(now.board?.students.find((s) => s.studentId === ana)?.status).toBe("boarded");
     expect(now.board?.students.find((s) => s.studentId === beto)?.status).not.toBe("boarded");

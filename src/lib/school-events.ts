@@ -14,8 +14,20 @@ import type { WebhookEventType } from "../db/schema/webhook";
 import type { SchoolCtx } from "./context";
 import { errorFields, log } from "./log";
 
-/** What happened: the webhook event types (docs/domain.md "Webhooks"), the school's other systems hear them all. */
-export type SchoolEventType = WebhookEventType;
+/**
+ * What happened: the webhook event types (docs/domain.md "Webhooks"), which the school's other
+ * systems hear, and the school's own ones, which only its modules hear (a bus leaving on its run:
+ * the live board shows it).
+ */
+export type SchoolEventType = WebhookEventType | OwnEventType;
+
+/** The events not posted to webhooks. */
+export const OWN_EVENT_TYPES = ["route.departed"] as const;
+export type OwnEventType = (typeof OWN_EVENT_TYPES)[number];
+
+/** Whether an event is one the school's webhooks may carry. */
+export const isWebhookEvent = (e: SchoolEvent): e is SchoolEvent & { type: WebhookEventType } =>
+  !OWN_EVENT_TYPES.some((own) => own === e.type);
 
 export interface SchoolEvent {
   type: SchoolEventType;

@@ -66,6 +66,9 @@ const bindings = (c: typeof production, environment = "production") => {
       ...(q.dead_letter_queue ? { dead_letter_queue: own(q.dead_letter_queue) } : {}),
     })),
     assets: c.assets && [c.assets.binding, c.assets.directory],
+    // The live board's hub: the same Durable Object class and SQLite migrations everywhere.
+    objects: c.durable_objects.bindings.map((o: { name: string; class_name: string }) => [o.name, o.class_name]),
+    migrations: c.migrations.map((m: { tag: string; new_sqlite_classes?: string[] }) => [m.tag, m.new_sqlite_classes]),
     vars: Object.keys(c.vars).sort(),
   };
 };
@@ -143,6 +146,8 @@ describe("wrangler.toml", () => {
     expect(bindings(dev)).toEqual(bindings(production));
     // The Worker reads the PDF fonts through the static assets' binding (src/lib/pdf.ts).
     expect(bindings(production).assets).toEqual(["ASSETS", expect.stringMatching(/public$/)]);
+    expect(bindings(production).objects).toEqual([["DISMISSAL_LIVE", "DismissalLive"]]);
+    expect(bindings(production).migrations).toEqual([["v1", ["DismissalLive"]]]);
     expect(dev.vars.S3_BUCKET).toBe(production.vars.S3_BUCKET);
     expect(dev.r2_buckets[0]?.bucket_name).toBe(production.vars.S3_BUCKET);
   });

@@ -81,3 +81,13 @@ export function eventJson(row: {
 }): DismissalEvent {
   return { ...(row.data ?? {}), seq: row.seq, type: row.type, studentId: row.studentId, at: row.at };
 }
+
+/**
+ * Whether a watcher sees event `e`: the whole school (`children` null) sees every event; a guardian
+ * their children's and the school's own (a reunification), not another route's bus leaving.
+ */
+export function visibleTo(children: { has(id: number): boolean } | null, e: DismissalEvent): boolean {
+  if (children === null) return true;
+  if (e.studentId === null) return e.type !== "bus-departed";
+  return children.has(e.studentId);
+}

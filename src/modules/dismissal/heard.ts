@@ -1,6 +1,6 @@
 /**
  * What the live board hears of changes made elsewhere (src/lib/school-events.ts): an exit permission
- * confirmed or withdrawn, a bus boarding or drop, each appended to the day's event log of the child
+ * confirmed or withdrawn, a bus boarding or drop, a bus leaving on its run, each appended to the day's event log of the child
  * it is about (in one batch, after the change committed), so the stream announces it. A release is
  * logged by the release's own batch.
  */
@@ -8,6 +8,7 @@ import { Batch } from "../../db/batch";
 import type { SchoolCtx } from "../../lib/context";
 import type { SchoolEvent } from "../../lib/school-events";
 import { type EventType, eventOf } from "./events";
+import { publish } from "./hub";
 
 /** The board's event for a school event (none: not the board's, or logged where it happened). */
 const BOARD_EVENTS: Partial<Record<SchoolEvent["type"], EventType>> = {
@@ -32,8 +33,19 @@ const field = (o: object, key: string): unknown => (key in o ? Reflect.get(o, ke
 
 export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEvent[]) {
   const statements = events.flatMap((e) => {
+    // A bus left on its run: the school's event of that day (no child; staff streams carry it).
+    if (e.type === "route.departed" && typeof e.data.date === "string") {
+      return [
+        eventOf(ctx, e.data.date, "bus-departed", null, {
+          routeId: e.data.routeId ?? null,
+          departedAt: e.data.departedAt ?? null,
+        }),
+      ];
+    }
     const type = BOARD_EVENTS[e.type];
     return type && e.student ? [eventOf(ctx, e.student.date, type, e.student.id, factsOf(e))] : [];
   });
-  if (statements.length > 0) await new Batch(ctx).add(...statements).commit();
+  if (statements.length === 0) return;
+  await new Batch(ctx).add(...statements).commit();
+  await publish(ctx);
 }

@@ -23,22 +23,24 @@ export default defineModule({
       import("./batch"),
       import("./releases"),
     ]);
+    const { published } = await import("./hub");
     return {
+      // The verbs that write the day's events tell the school's live hub once they answered (hub.ts).
       operations: [
         board.getBoardOperation,
         setting.getSettingOperation,
         setting.updateSettingOperation,
-        arrival.createArrivalOperation,
+        published(arrival.createArrivalOperation),
         arrival.listArrivalsOperation,
-        arrival.callArrival,
-        release.createReleaseOperation,
-        offline.createReleaseBatchOperation,
+        published(arrival.callArrival),
+        published(release.createReleaseOperation),
+        published(offline.createReleaseBatchOperation),
         listed.listReleases,
         listed.exportReleases,
         live.createTicketOperation,
         live.getLiveOperation,
-        reunification.startReunificationOperation,
-        reunification.endReunificationOperation,
+        published(reunification.startReunificationOperation),
+        published(reunification.endReunificationOperation),
         reunification.getReportOperation,
       ],
     };

@@ -2,10 +2,11 @@
  * The live board: `GET /api/v1/dismissal/live?date=&after=` as Server-Sent Events (`Accept:
  * text/event-stream`, resumable with `Last-Event-ID`), as a WebSocket (`Upgrade: websocket`), or,
  * for any other client, once as JSON (the snapshot and the events after `after`). First a snapshot
- * (the board, its `seq`), then one JSON event per change `{seq, type, studentId, at, ...}`, read
- * from the day's event log (src/modules/dismissal/events.ts) every half second: a client that
- * reconnects with `after` or `Last-Event-ID` gets every event it missed, none twice, whichever
- * isolate serves it. A guardian's stream carries only their children's events.
+ * (the board, its `seq`), then one JSON event per change `{seq, type, studentId, at, ...}`. The
+ * streams are held by the school's hub, a Durable Object (hub.ts): this verb checks the watcher's
+ * credentials, reads the snapshot and hands the subscriber over. A client that reconnects with
+ * `after` or `Last-Event-ID` gets every event it missed, none twice. A guardian's stream carries
+ * only their children's events.
  *
  * Browsers cannot set `Authorization` on a WebSocket or an EventSource: `POST .../live/ticket`
  * gives a one-use ticket, valid 30 s, for `?ticket=`. The route is therefore public and checks its
@@ -28,17 +29,14 @@ import { defineRoute, type InputOf, json, type Operation, operation } from "../.
 import { verifyAccessToken } from "../../lib/tokens";
 import { schoolToday } from "../transport/api";
 import { boardOf } from "./board";
-import { type DismissalEvent, eventJson, eventsAfter } from "./events";
+import { eventJson, eventsAfter, visibleTo } from "./events";
+import { subscribe } from "./hub";
 import { permissions } from "./permissions";
 import { type Cover, dayOf, dayReads } from "./plan";
 import { Board } from "./schemas";
 
 /** How long a ticket is valid. */
 const TICKET_SECONDS = 30;
-/** How often a stream reads the day's new events. */
-const POLL_MS = 500;
-/** How long one stream lasts before the client reconnects with `Last-Event-ID` (SSE) or `after`. */
-const STREAM_SECONDS = 25;
 
 const Event = z
   .looseObject({
@@ -227,13 +225,9 @@ async function snapshot(ctx: SchoolCtx, date: string, cover: Cover) {
 async function newEvents(ctx: SchoolCtx, date: string, after: number, children: Set<number> | null) {
   const rows = await eventsAfter(ctx, date, after).all();
   const last = rows.at(-1)?.seq ?? after;
-  const events = rows
-    .map(eventJson)
-    .filter((e) => children === null || e.studentId === null || children.has(e.studentId));
+  const events = rows.map(eventJson).filter((e) => visibleTo(children, e));
   return { events, last };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, request: Request) {
   const { ctx, wholeSchool } = await watcher(base, query, {
@@ -245,67 +239,46 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today } };
   const resumeHeader = request.headers.get("last-event-id");
   const resumed = query.after ?? (resumeHeader && /^\d+$/.test(resumeHeader) ? Number(resumeHeader) : undefined);
-  const { board, children } = await snapshot(ctx, date, cover);
-  const visible = wholeSchool ? null : children;
-  let last = resumed ?? board.seq;
-  const first = await newEvents(ctx, date, last, visible);
-  last = first.last;
-
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
   const stream = /text\/event-stream/i.test(request.headers.get("accept") ?? "");
-  if (!upgrade && !stream) return { board: resumed === undefined ? board : null, events: first.events };
+  const hubs = ctx.deps.live;
 
-  /** Sends what the watcher has not seen, every half second, while `open()`. */
-  const follow = async (send: (e: DismissalEvent) => void, open: () => boolean) => {
-    const until = Date.now() + STREAM_SECONDS * 1000;
-    while (open() && Date.now() < until) {
-      await sleep(POLL_MS);
-      if (!open()) return;
-      const next = await newEvents(ctx, date, last, visible);
-      last = next.last;
-      for (const e of next.events) send(e);
-    }
-  };
-
-  if (upgrade) {
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    server.accept();
-    let open = true;
-    server.addEventListener("close", () => {
-      open = false;
+  // Staff resuming a stream need no snapshot (nor, watching the whole school, its children).
+  if (hubs && (upgrade || stream) && wholeSchool && resumed !== undefined) {
+    return subscribe(hubs, {
+      schoolId: ctx.schoolId,
+      date,
+      children: null,
+      last: resumed,
+      snapshot: null,
+      mode: upgrade ? "websocket" : "sse",
     });
-    const send = (message: unknown) => server.send(JSON.stringify(message));
-    if (resumed === undefined) send({ type: "snapshot", seq: board.seq, board });
-    for (const e of first.events) send(e);
-    void follow(send, () => open)
-      .catch(() => undefined)
-      .finally(() => {
-        if (open) server.close(1000, "reconnect with after");
-      });
-    return new Response(null, { status: 101, webSocket: client });
+  }
+  const { board, children } = await snapshot(ctx, date, cover);
+  const visible = wholeSchool ? null : children;
+
+  // The school's hub (a Durable Object) holds the stream from here: the snapshot, the events since
+  // it (its own catch-up read), then each change as the verbs publish it (hub.ts).
+  if (hubs && (upgrade || stream)) {
+    return subscribe(hubs, {
+      schoolId: ctx.schoolId,
+      date,
+      children: visible ? [...visible] : null,
+      last: resumed ?? board.seq,
+      snapshot: resumed === undefined ? board : null,
+      mode: upgrade ? "websocket" : "sse",
+    });
   }
 
-  const encoder = new TextEncoder();
-  let open = true;
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const write = (text: string) => controller.enqueue(encoder.encode(text));
-      const send = (e: DismissalEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
-      write(`retry: 1000\n\n`);
-      if (resumed === undefined) write(`id: ${board.seq}\nevent: snapshot\ndata: ${JSON.stringify(board)}\n\n`);
-      for (const e of first.events) send(e);
-      await follow(send, () => open).catch(() => undefined);
-      if (open) controller.close();
-    },
-    cancel() {
-      open = false;
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" },
-  });
+  if (!upgrade && !stream) {
+    const first = await newEvents(ctx, date, resumed ?? board.seq, visible);
+    return { board: resumed === undefined ? board : null, events: first.events };
+  }
+  // A runtime without the school's hub (Node with libSQL) serves no stream: the JSON answer above.
+  throw new ApiError(
+    503,
+    m`The live stream is not available here; ask without Accept: text/event-stream for the board and its events.`,
+  );
 }
 
 type Validated = { out: { query: InputOf<typeof liveRoute>["query"] } };

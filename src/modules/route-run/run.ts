@@ -91,6 +91,7 @@ export const startRouteRun = operation(startRoute, async (ctx, { params }: Input
     const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
     if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
     const at = ctx.deps.clock.now().toISOString();
+    let started = false;
     try {
       await new Batch(ctx)
         .add(
@@ -103,10 +104,13 @@ export const startRouteRun = operation(startRoute, async (ctx, { params }: Input
           }),
         )
         .commit();
+      started = true;
     } catch (err) {
       // Started at the same moment by another request: the unique day answers that run.
       if (!(err instanceof ApiError && err.status === 409)) throw err;
     }
+    // The bus has left: the live board shows it (src/lib/school-events.ts), once per run.
+    if (started) await schoolEvent(ctx, { type: "route.departed", data: { routeId: route.id, date, departedAt: at } });
   }
   return readState(ctx, route.id, date, route.stops);
 });

@@ -1,4 +1,5 @@
 import { defineModule } from "../../lib/module";
+import { isWebhookEvent } from "../../lib/school-events";
 import { permissions } from "./permissions";
 
 const WEBHOOK_QUEUE = "school-webhook";
@@ -7,10 +8,10 @@ export default defineModule({
   name: "webhook",
   paths: ["/api/v1/webhook"],
   permissions,
-  // Every school event (src/lib/school-events.ts) goes to the endpoints subscribed to its type.
+  // Every school event of a webhook type (src/lib/school-events.ts) goes to the endpoints subscribed to it.
   events: async (ctx, events) => {
     const { emitWebhookEvent } = await import("./emit");
-    for (const e of events) await emitWebhookEvent(ctx, e.type, e.data);
+    for (const e of events.filter(isWebhookEvent)) await emitWebhookEvent(ctx, e.type, e.data);
   },
   load: async () => {
     const [r, deliveries] = await Promise.all([import("./resource"), import("./deliveries")]);
