@@ -101,6 +101,24 @@ const restrict = async (app: TestApp, linkId: number) =>
     reason: "Court order 2026/118",
   });
 
+/** Each family's child joins the bus on `date`, confirmed a minute apart (the earliest first): the permissions' ids. */
+async function joinedOneByOne(families: readonly Family[], bus: { routeId: number; stopIds: number[] }, date: string) {
+  const ids: number[] = [];
+  for (const f of families) {
+    const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, f, NORTH), {
+      studentId: f.studentId,
+      date,
+      routeId: bus.routeId,
+      stopId: bus.stopIds[0],
+    });
+    const asked = await readJson<Permission>(res);
+    t.clock.advance(60);
+    expect((await confirm(t, asked.id)).status).toBe(200);
+    ids.push(asked.id);
+  }
+  return ids;
+}
+
 describe("finding 1: a restriction leaves no pickup of the restricted guardian standing", () => {
   it("a pending pickup: the restriction withdraws it, and confirming it is refused", async () => {
     const { studentId, father, linkId } = await riderFamily();
@@ -409,19 +427,7 @@ describe("every change of a fact decides again what stood on it", () => {
       NORTH,
       families.map((f) => f.studentId),
     );
-    const ids: number[] = [];
-    for (const f of families) {
-      const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, f, NORTH), {
-        studentId: f.studentId,
-        date,
-        routeId: bus.routeId,
-        stopId: bus.stopIds[0],
-      });
-      const asked = await readJson<Permission>(res);
-      t.clock.advance(60);
-      expect((await confirm(t, asked.id)).status).toBe(200);
-      ids.push(asked.id);
-    }
+    const ids = await joinedOneByOne(families, bus, date);
     const [day] = await t.db
       .select()
       .from(routeAvailabilities)
@@ -450,19 +456,7 @@ describe("every change of a fact decides again what stood on it", () => {
     const bus = await makeRoute(t, NORTH, { seats: 3 });
     const date = schoolDate(t);
     const families = [await makeFamily(t, NORTH), await makeFamily(t, NORTH), await makeFamily(t, NORTH)];
-    const ids: number[] = [];
-    for (const f of families) {
-      const res = await call(t, "POST", `${P}/route-change`, await parentToken(t, f, NORTH), {
-        studentId: f.studentId,
-        date,
-        routeId: bus.routeId,
-        stopId: bus.stopIds[0],
-      });
-      const asked = await readJson<Permission>(res);
-      t.clock.advance(60);
-      expect((await confirm(t, asked.id)).status).toBe(200);
-      ids.push(asked.id);
-    }
+    const ids = await joinedOneByOne(families, bus, date);
     const [small] = await t.db
       .insert(transports)
       .values(withSearch(transports, { schoolId: NORTH, name: `Minibus ${bus.routeId}`, seats: 2 }))
