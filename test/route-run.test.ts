@@ -244,6 +244,31 @@ describe("round trips", () => {
   });
 });
 
+describe("round trips of start and finish", () => {
+  it("a start: one read, the final list's, one write (the state read back in it); again: one read; a finish: one", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Starts"]] });
+    const token = await admin(t);
+    const path = `/api/v1/route/${route.routeId}/run`;
+    // The school's zone is kept in memory: read once before measuring.
+    await t.request(`${path}?date=2026-11-23`, { token });
+    const start = await measure(() => t.request(path, { method: "POST", token }));
+    expect(start.res.status, await start.res.clone().text()).toBe(201);
+    expect(start.calls).toBe(3);
+    const again = await measure(() => t.request(path, { method: "POST", token }));
+    expect(again.res.status).toBe(201);
+    expect(again.calls).toBe(1);
+    const finish = await measure(() => t.request(`${path}/finish`, { method: "PATCH", token }));
+    expect(finish.res.status).toBe(200);
+    expect(((await finish.res.json()) as State).status).toBe("finished");
+    expect(finish.calls).toBe(1);
+    const twice = await measure(() => t.request(`${path}/finish`, { method: "PATCH", token }));
+    expect((await problem(twice.res)).status).toBe(409);
+    expect(twice.calls).toBe(1);
+  });
+});
+
 describe("who runs a route", () => {
   it("a driver runs the routes of the vehicle they drive; any other route is a 404 to them", async () => {
     const t = makeTestApp();

@@ -19,7 +19,7 @@ import { grantsOf } from "../src/modules";
 import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
 import { refusedUrl } from "../src/modules/webhook/url";
-import { makeFamily, schoolDate } from "./fixtures/modules/exit-permission";
+import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
 
@@ -503,4 +503,109 @@ describe("events the school emits", () => {
       status: "withdrawn",
     });
   });
+
+  it("a fixed permission's confirmation: confirmed for each day it confirms, withdrawn for the one a day supersedes", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    await configure(t, r.name, [hook.secret]);
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    // The office's absence of that day, confirmed.
+    const absence = await confirmedAbsence(t, family.studentId, date);
+    // The family's pickup of that weekday, confirmed as a pattern: its day replaces the absence.
+    const fixed = await fixedPickup(t, family, date, date);
+    const decided = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const days = await t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed));
+    expect(days.map((d) => d.status)).toEqual(["confirmed"]);
+    await deliverAll(t);
+    const got = (await events(r.name)).map((e) => [e.type, e.data.exitPermission?.id, e.data.exitPermission?.status]);
+    expect(got).toEqual([
+      ["exit-permission.confirmed", absence, "confirmed"],
+      ["exit-permission.withdrawn", absence, "superseded"],
+      ["exit-permission.confirmed", days[0]?.id, "confirmed"],
+    ]);
+  });
+
+  it("the fixed permissions' daily job: each day it makes confirmed is heard; deleting the pattern withdraws its confirmed days", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const fixed = await fixedPickup(t, family, date, "2027-06-30");
+    const decided = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(decided.status).toBe(200);
+    const daysOf = () => t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed));
+    const first = await daysOf();
+    // A week later the job makes the week's new day: confirmed with its pattern, and heard.
+    t.clock.advance(7 * 24 * 3600);
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await generateFixedExitPermissions(t.deps);
+    const all = await daysOf();
+    const made = all.filter((d) => !first.some((f) => f.id === d.id));
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.every((d) => d.status === "confirmed")).toBe(true);
+    // Deleted, its confirmed days from today on are withdrawn (cancelled), each heard.
+    const gone = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}`, {
+      method: "DELETE",
+      token: await parentToken(t, family, NORTH),
+    });
+    expect(gone.status).toBe(204);
+    const cancelled = (await daysOf()).filter((d) => d.status === "cancelled").map((d) => d.id);
+    expect(cancelled.length).toBeGreaterThan(made.length);
+    await configure(t, r.name, [hook.secret]);
+    await deliverAll(t);
+    // The job makes the days of every school's fixed permissions (the demo's too): this family's only.
+    const got = (await events(r.name)).filter((e) => e.data.exitPermission?.studentId === family.studentId);
+    const ids = (type: string, status: string) =>
+      got
+        .filter((e) => e.type === type && e.data.exitPermission?.status === status)
+        .map((e) => e.data.exitPermission?.id)
+        .sort();
+    expect(ids("exit-permission.confirmed", "confirmed")).toEqual(all.map((d) => d.id).sort());
+    expect(ids("exit-permission.withdrawn", "cancelled")).toEqual(cancelled.sort());
+    expect(got).toHaveLength(all.length + cancelled.length);
+  });
 });
+
+/** A confirmed absence of `studentId` on `date`, asked by the office: its id. */
+async function confirmedAbsence(t: TestApp, studentId: number, date: string) {
+  const asked = await t.request("/api/v1/exit-permission/absence", {
+    method: "POST",
+    token: await admin(t),
+    body: { studentId, date, reason: "Doctor" },
+  });
+  expect(asked.status, await asked.clone().text()).toBe(201);
+  const { id, status } = (await asked.json()) as { id: number; status: string };
+  if (status !== "confirmed") {
+    const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(confirm.status).toBe(200);
+  }
+  return id;
+}
+
+/** The family's fixed pickup on `from`'s weekday from `from` to `until`, asked by the parent: its id. */
+async function fixedPickup(t: TestApp, family: { userId: number; studentId: number }, from: string, until: string) {
+  const weekday = new Date(`${from}T00:00:00Z`).getUTCDay();
+  const res = await t.request("/api/v1/exit-permission/fixed/auto-pickup", {
+    method: "POST",
+    token: await parentToken(t, family, NORTH),
+    body: { studentId: family.studentId, weekdays: [weekday], fromDate: from, untilDate: until },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { id: number }).id;
+}

@@ -16,7 +16,7 @@ import {
 } from "../../db/schema/route-run";
 import { Students, students } from "../../db/schema/student";
 import { Routes, routes } from "../../db/schema/transport";
-import { eq } from "../../db/sql";
+import { and, eq } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
@@ -27,6 +27,7 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
+import { dateIn } from "../../lib/zoned-time";
 import { readFinalLists } from "../route-availability/api";
 import { schoolZone } from "../school/api";
 import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
@@ -82,33 +83,30 @@ const startRoute = defineRoute({
 });
 
 export const startRouteRun = operation(startRoute, async (ctx, { params }: InputOf<typeof startRoute>) => {
-  const route = await readRoute(ctx, params.id);
-  const date = await schoolToday(ctx);
-  const existing = await RouteRuns.select(ctx, { id: routeRuns.id })
-    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
-    .first();
-  if (!existing) {
-    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
-    if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
-    const at = ctx.deps.clock.now().toISOString();
-    try {
-      await new Batch(ctx)
-        .add(
-          ...RouteRuns.insert(ctx, {
-            routeId: route.id,
-            date,
-            status: "running",
-            startedAt: at,
-            startedBy: ctx.userId,
-          }),
-        )
-        .commit();
-    } catch (err) {
-      // Started at the same moment by another request: the unique day answers that run.
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
-    }
+  const zone = await schoolZone(ctx);
+  const date = dateIn(zone, ctx.deps.clock.now());
+  // One read: the route as the caller may see it, and the day's run with its state (started already: the answer).
+  const read = new Batch(ctx);
+  const routeRead = read.read(routeQuery(ctx, params.id));
+  const stateRead = runReads(ctx, read, params.id, date);
+  const found = await read.commit();
+  const route = routeOf(found.get(routeRead)[0], params.id);
+  if (found.get(stateRead.run)[0]) return stateOf(route.id, date, route.stops, runOf(found, stateRead), zone);
+  const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
+  if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
+  const at = ctx.deps.clock.now().toISOString();
+  // One write, the run's state read back in it.
+  const write = new Batch(ctx).add(
+    ...RouteRuns.insert(ctx, { routeId: route.id, date, status: "running", startedAt: at, startedBy: ctx.userId }),
+  );
+  const after = runReads(ctx, write, route.id, date);
+  try {
+    return stateOf(route.id, date, route.stops, runOf(await write.commit(), after), zone);
+  } catch (err) {
+    // Started at the same moment by another request: the unique day answers that run.
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+    return readState(ctx, route.id, date, route.stops);
   }
-  return readState(ctx, route.id, date, route.stops);
 });
 
 // --- finish --------------------------------------------------------------------------------------
@@ -129,29 +127,36 @@ const finishRoute = defineRoute({
 });
 
 export const finishRouteRun = operation(finishRoute, async (ctx, { params }: InputOf<typeof finishRoute>) => {
-  const route = await readRoute(ctx, params.id);
-  const date = await schoolToday(ctx);
-  const run = await RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status })
-    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
-    .first();
+  const zone = await schoolZone(ctx);
+  const date = dateIn(zone, ctx.deps.clock.now());
+  const at = ctx.deps.clock.now().toISOString();
+  // One round trip: the route and the run as they were, the change (only of a running run of a route
+  // the caller may see), and the state after it. D1 runs the batch alone, so the run read before the
+  // change tells whether this request finished it.
+  const batch = new Batch(ctx);
+  const routeRead = batch.read(routeQuery(ctx, params.id));
+  const before = batch.read(
+    RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status }).where(
+      eq(routeRuns.routeId, params.id),
+      eq(routeRuns.date, date),
+    ),
+  );
+  const visible = Routes.pick(ctx, routes.id, eq(routes.id, params.id), routeVisible(ctx, routes.transportId));
+  batch.add(
+    ...RouteRuns.update(
+      ctx,
+      and(inList(routeRuns.routeId, visible), eq(routeRuns.date, date), eq(routeRuns.status, "running")),
+      { status: "finished", finishedAt: at },
+      "finish",
+    ),
+  );
+  const after = runReads(ctx, batch, params.id, date);
+  const results = await batch.commit();
+  const route = routeOf(results.get(routeRead)[0], params.id);
+  const [run] = results.get(before);
   if (!run) throw notFound(m`Route ${route.id} has no run today; start it first`);
   if (run.status === "finished") throw conflict(m`Today's run of route ${route.id} is already finished`);
-  const at = ctx.deps.clock.now().toISOString();
-  try {
-    await new Batch(ctx)
-      .add(
-        ...RouteRuns.updateOne(
-          ctx,
-          run.id,
-          { status: "finished", finishedAt: at },
-          { action: "finish", where: eq(routeRuns.status, "running") },
-        ),
-      )
-      .commit();
-  } catch {
-    throw conflict(m`Today's run of route ${route.id} is already finished`);
-  }
-  return readState(ctx, route.id, date, route.stops);
+  return stateOf(route.id, date, route.stops, runOf(results, after), zone);
 });
 
 // --- state ---------------------------------------------------------------------------------------
