@@ -7,10 +7,11 @@
  * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { devPushOutbox } from "../src/db/schema/dev";
 import { notifications } from "../src/db/schema/notification";
 import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
+import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { webhookMessages } from "../src/db/schema/webhook";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
@@ -145,6 +146,44 @@ describe("the run", () => {
     t.clock.advance(24 * 3600 + 60);
     await sweepRunPositions(t.deps);
     expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
+  });
+
+  it("a school year that keeps no positions: none stored, the run's last one alone; the live view and its time still work", async () => {
+    const { t, ana, beto, first, betoFamily, call, board, live } = await setUp();
+    // The demo school year of the day says so (the file's later tests get it back).
+    const [current] = await t.db
+      .select({ id: schoolConfigurations.id })
+      .from(schoolConfigurations)
+      .where(
+        and(
+          eq(schoolConfigurations.schoolId, NORTH),
+          sql`${schoolConfigurations.startDate} <= '2026-11-23' AND ${schoolConfigurations.endDate} >= '2026-11-23'`,
+        ),
+      );
+    const year = await t.request(`/api/v1/school-configuration/${current?.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { keepBusPositions: false },
+    });
+    expect(year.status, await year.clone().text()).toBeLessThan(300);
+    onTestFinished(async () => {
+      await t.db.update(schoolConfigurations).set({ keepBusPositions: true });
+    });
+    await call("", "POST");
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first);
+    t.clock.advance(60);
+    const sent = await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    expect(sent.status, await sent.clone().text()).toBe(201);
+    expect(await sent.json()).toMatchObject({ id: null, lat: 19.41, lon: -99.11 });
+    t.clock.advance(5);
+    await call("/position", "POST", { lat: 19.42, lon: -99.12, at: t.clock.now().toISOString() });
+    expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
+    const state = (await (await call("", "GET")).json()) as State;
+    expect(state.positions).toEqual([expect.objectContaining({ lat: 19.42, lon: -99.12 })]);
+    const [between] = await live(betoFamily);
+    expect(between).toMatchObject({ student: { id: beto }, delayMinutes: 4, estimatedAt: "15:29" });
+    expect(between?.position).toMatchObject({ lat: 19.42, lon: -99.12 });
   });
 
   it("webhooks hear route.boarded and route.dropped", async () => {

@@ -14,9 +14,10 @@ import {
   routeRunPositions,
   routeRuns,
 } from "../../db/schema/route-run";
+import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
 import { Students, students } from "../../db/schema/student";
 import { Routes, routes } from "../../db/schema/transport";
-import { and, eq } from "../../db/sql";
+import { and, eq, gte, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
@@ -33,6 +34,17 @@ import { schoolZone } from "../school/api";
 import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
 import { boardingNotice, checkApproaching } from "./run-notices";
 import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
+
+/** Whether the school year of `date` keeps bus positions (a school without one for it does). */
+const keepsPositions = (ctx: SchoolCtx, date: string) => {
+  const year = SchoolConfigurations.pick(
+    ctx,
+    schoolConfigurations.keepBusPositions,
+    lte(schoolConfigurations.startDate, date),
+    gte(schoolConfigurations.endDate, date),
+  ).limit(1);
+  return sql<boolean>`COALESCE((${year}), 1)`.mapWith(Boolean);
+};
 
 /** A position at most every this many seconds per route (429 beyond). */
 export const POSITION_EVERY_SECONDS = 5;
@@ -333,7 +345,8 @@ const positionRoute = defineRoute({
   summary: `Record the vehicle's position on today's run (at most one every ${POSITION_EVERY_SECONDS} s)`,
   description:
     `At most one position every ${POSITION_EVERY_SECONDS} seconds per route: a 429 with retry-after beyond, and ` +
-    "RateLimit headers on every answer. Positions are kept for the day only. The run must be running (422).",
+    "RateLimit headers on every answer. Positions are kept for the day only, or not at all when the school year says " +
+    "so (`keepBusPositions`: the run keeps its last position only). The run must be running (422).",
   access: permissions.run,
   audit: "route-run-position",
   errors: [404, 422, 429],
@@ -341,9 +354,12 @@ const positionRoute = defineRoute({
   request: { params: IdParams, body: jsonBody(PositionBody, "RouteRunPosition") },
   responses: {
     201: json(
-      Position.extend({ id: z.number().int().openapi({ example: 1, description: "The position's id" }) }).openapi(
-        "RunPositionRecorded",
-      ),
+      Position.extend({
+        id: z.number().int().nullable().openapi({
+          example: 1,
+          description: "The position's id; null when the school year keeps no positions (only the run's last one)",
+        }),
+      }).openapi("RunPositionRecorded"),
       "The position recorded",
     ),
   },
@@ -361,26 +377,37 @@ export const recordRouteRunPosition = operation(
       });
     }
     const date = await schoolToday(ctx);
-    const run = await RouteRuns.select(ctx, { id: routeRuns.id, approachCheckedAt: routeRuns.approachCheckedAt })
+    const run = await RouteRuns.select(ctx, {
+      id: routeRuns.id,
+      approachCheckedAt: routeRuns.approachCheckedAt,
+      keep: keepsPositions(ctx, date),
+    })
       .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date), eq(routeRuns.status, "running"))
       .first();
     if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
     const speed = body.speed ?? null;
     const at = now.toISOString();
-    // The run's last position is bookkeeping (no audit row per position); the position row is the record.
-    const write = new Batch(ctx).add(
-      ...RouteRunPositions.insert(ctx, { runId: run.id, lat: body.lat, lon: body.lon, speed, at: body.at }),
+    // The run's last position is bookkeeping (no audit row per position); the position row is the
+    // record, unless the school year keeps none: then the last position is all there is.
+    const write = new Batch(ctx);
+    if (run.keep) {
+      write.add(...RouteRunPositions.insert(ctx, { runId: run.id, lat: body.lat, lon: body.lon, speed, at: body.at }));
+    }
+    const inserted = run.keep
+      ? write.read(
+          RouteRunPositions.select(ctx, { id: routeRunPositions.id }).where(
+            eq(routeRunPositions.id, RouteRunPositions.insertedId()),
+          ),
+        )
+      : undefined;
+    write.add(
       ctx.deps.db
         .update(routeRuns)
         .set({ lastLat: body.lat, lastLon: body.lon, lastSpeed: speed, lastPositionAt: body.at, updatedAt: at })
         .where(RouteRuns.where(ctx, eq(routeRuns.id, run.id))),
     );
-    const inserted = write.read(
-      RouteRunPositions.select(ctx, { id: routeRunPositions.id }).where(
-        eq(routeRunPositions.id, RouteRunPositions.insertedId()),
-      ),
-    );
-    const positionId = (await write.commit()).get(inserted)[0]?.id ?? 0;
+    const committed = await write.commit();
+    const positionId = inserted ? (committed.get(inserted)[0]?.id ?? null) : null;
     // "Five minutes away": looked for at most once a minute per run.
     if (!run.approachCheckedAt || now.getTime() - Date.parse(run.approachCheckedAt) >= 60_000) {
       await checkApproaching(ctx, { runId: run.id, routeId: route.id, date, stops: route.stops });
