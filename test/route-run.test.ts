@@ -12,6 +12,7 @@ import { devPushOutbox } from "../src/db/schema/dev";
 import { notifications } from "../src/db/schema/notification";
 import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
+import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema/transport";
 import { webhookMessages } from "../src/db/schema/webhook";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
@@ -74,7 +75,7 @@ async function setUp() {
     expect(res.status, await res.clone().text()).toBe(200);
     return ((await res.json()) as Live).data.filter((d) => d.route.id === route.routeId);
   };
-  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live };
+  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live, guardian };
 }
 
 describe("the run", () => {
@@ -356,6 +357,58 @@ describe("a guardian's live view", () => {
     const [after] = await live(betoFamily);
     expect(after).toMatchObject({ estimatedAt: null, position: null });
     expect(after?.droppedAt).not.toBeNull();
+  });
+
+  it("a child who joins another bus for the day (a route change) is shown on that bus, not on their own", async () => {
+    const { t, beto, route, betoFamily, guardian } = await setUp();
+    // Beto goes home on another bus today, to its second stop (15:25), where Cata gets off first.
+    const other = await makeRoute(t, NORTH, { riders: [["Cata", "Other"]] });
+    const [cata] = other.studentIds as [number];
+    const [otherFirst, otherSecond] = other.stopIds as [number, number];
+    const date = "2026-11-23";
+    const [ownDay, otherDay] = await t.db
+      .insert(routeAvailabilities)
+      .values([
+        { schoolId: NORTH, routeId: route.routeId, date },
+        { schoolId: NORTH, routeId: other.routeId, date },
+      ])
+      .returning({ id: routeAvailabilities.id });
+    await t.db.insert(routeAvailabilityStudents).values([
+      { schoolId: NORTH, routeAvailabilityId: ownDay?.id ?? 0, studentId: beto, kind: "away", reason: "Route change" },
+      {
+        schoolId: NORTH,
+        routeAvailabilityId: otherDay?.id ?? 0,
+        studentId: beto,
+        stopId: otherSecond,
+        kind: "join",
+        reason: "Route change",
+      },
+    ]);
+    const liveOf = async () => {
+      const res = await t.request("/api/v1/route/mine/live", { token: await guardian(betoFamily) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as Live).data.filter((d) => d.student.id === beto);
+    };
+    const before = await liveOf();
+    expect(before.map((d) => d.route.id)).toEqual([other.routeId]);
+    expect(before[0]).toMatchObject({ run: "not-started", stop: { id: otherSecond }, estimatedAt: "15:25" });
+
+    const start = await t.request(`/api/v1/route/${other.routeId}/run`, { method: "POST", token: await admin(t) });
+    expect(start.status).toBe(201);
+    t.clock.advance(14 * 60);
+    const dropped = await t.request(`/api/v1/route/${other.routeId}/run/boarding`, {
+      method: "POST",
+      token: await admin(t),
+      body: { studentId: cata, event: "dropped", stopId: otherFirst, at: t.clock.now().toISOString() },
+    });
+    expect(dropped.status, await dropped.clone().text()).toBe(201);
+    const [riding] = await liveOf();
+    expect(riding).toMatchObject({
+      route: { id: other.routeId },
+      run: "running",
+      delayMinutes: 4,
+      estimatedAt: "15:29",
+    });
   });
 
   it('pushes "five minutes away" once, when the time at the child\'s stop is five minutes off', async () => {
