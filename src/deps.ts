@@ -5,6 +5,7 @@
  */
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { Resolver } from "./lib/dns";
 import type { PushProvider } from "./lib/push";
 import type { UrlSigner } from "./lib/s3";
 import type { SmsProvider } from "./lib/sms";
@@ -60,6 +61,8 @@ export interface Deps {
   queues: { push: QueueProducer; bulk: QueueProducer; webhook: QueueProducer };
   /** Static assets: the PDF fonts (public/fonts, copied by scripts/docs-assets.mjs). */
   assets: AssetStore;
+  /** Host names to addresses (DNS over HTTPS): where a webhook's URL points (src/lib/dns.ts). */
+  resolver: Resolver;
 }
 
 export const systemClock: Clock = { now: () => new Date() };

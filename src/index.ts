@@ -9,6 +9,7 @@ import { type Db, d1, type OpenLibsql } from "./db/client";
 import { type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
+import { dohResolver } from "./lib/dns";
 import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
@@ -56,6 +57,7 @@ export function createWorker(openLibsql: OpenLibsql = noLibsql) {
           signer: s3Signer(config.s3),
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
           assets: env.ASSETS,
+          resolver: dohResolver(),
         };
       })();
       deps.catch(() => depsCache.delete(env));

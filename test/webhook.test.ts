@@ -15,10 +15,11 @@ import { notifications } from "../src/db/schema/notification";
 import { guardians } from "../src/db/schema/student";
 import { webhookDeliveries, webhookEndpoints } from "../src/db/schema/webhook";
 import { jobCtx } from "../src/lib/context";
+import { dohResolver } from "../src/lib/dns";
 import { grantsOf } from "../src/modules";
 import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
-import { refusedUrl } from "../src/modules/webhook/url";
+import { refusedDestination, refusedUrl } from "../src/modules/webhook/url";
 import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
@@ -174,6 +175,78 @@ describe("endpoints", () => {
       body: { status: "active" },
     });
     expect(resume.status).toBe(204);
+  });
+});
+
+describe("where a host name points (DNS over HTTPS, a real DoH server on loopback)", () => {
+  const resolver = dohResolver(`${RECEIVER}/dns-query`);
+  const names = (suffix: string) => ({
+    public: `public-${suffix}.example.org`,
+    mixed: `mixed-${suffix}.example.org`,
+    loopback6: `loop6-${suffix}.example.org`,
+    metadata: `meta-${suffix}.example.org`,
+    broken: `broken-${suffix}.example.org`,
+    unknown: `unknown-${suffix}.example.org`,
+  });
+  const zone = async (name: string, records: { A?: string[]; AAAA?: string[]; fail?: boolean }) => {
+    const res = await fetch(`${RECEIVER}/dns/${name}`, { method: "PUT", body: JSON.stringify(records) });
+    expect(res.status).toBe(204);
+  };
+  const asked = async (name: string) =>
+    ((await (await fetch(`${RECEIVER}/dns-queries/${name}`)).json()) as { count: number }).count;
+
+  it("refuses a name any of whose A or AAAA addresses is private, loopback, link-local or metadata, or that does not resolve", async () => {
+    const n = names(Math.random().toString(36).slice(2, 8));
+    await zone(n.public, { A: ["93.184.216.34"], AAAA: ["2606:2800:220:1:248:1893:25c8:1946"] });
+    await zone(n.mixed, { A: ["93.184.216.34", "10.0.0.5"] });
+    await zone(n.loopback6, { AAAA: ["::1"] });
+    await zone(n.metadata, { A: ["169.254.169.254"] });
+    await zone(n.broken, { fail: true });
+    expect(await resolver.resolve(n.public)).toEqual(["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]);
+    expect(await refusedDestination(`https://${n.public}/h`, false, resolver)).toBeUndefined();
+    for (const name of [n.mixed, n.loopback6, n.metadata]) {
+      expect(await refusedDestination(`https://${name}/h`, false, resolver), name).toBe(
+        "its host name resolves to a private, loopback or link-local address",
+      );
+    }
+    expect(await refusedDestination(`https://${n.unknown}/h`, false, resolver)).toBe("its host name does not resolve");
+    expect(await refusedDestination(`https://${n.broken}/h`, false, resolver)).toBe(
+      "its host name could not be resolved",
+    );
+    // The literal checks come first (no question asked); development resolves nothing.
+    expect(await refusedDestination("https://10.0.0.1/h", false, resolver)).toBe(
+      "a private, loopback or link-local address",
+    );
+    expect(await refusedDestination(`http://${n.mixed}/h`, true, resolver)).toBeUndefined();
+    expect(await asked(n.mixed)).toBe(2);
+  });
+
+  it("in production: a name resolving inward is a 422; a name that turns inward after it was saved is refused at the attempt", async () => {
+    const base = makeTestApp();
+    const t = makeTestApp({ config: { ...base.deps.config, environment: "production" } });
+    const n = names(Math.random().toString(36).slice(2, 8));
+    await zone(n.mixed, { A: ["93.184.216.34", "192.168.1.20"] });
+    await zone(n.public, { A: ["93.184.216.34"] });
+    const inward = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: await admin(t),
+      body: { url: `https://${n.mixed}/hook`, eventTypes: ["student.created"] },
+    });
+    expect((await problem(inward)).detail).toBe(
+      "This URL cannot receive webhooks: its host name resolves to a private, loopback or link-local address",
+    );
+    const hook = await create(t, `https://${n.public}/hook`);
+    // DNS changes: the name now points at the metadata address.
+    await zone(n.public, { A: ["169.254.169.254"] });
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 9 } });
+    await deliverAll(t);
+    const [delivery] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hook.id));
+    expect(delivery?.attemptLog[0]).toMatchObject({
+      statusCode: null,
+      error: "refused: its host name resolves to a private, loopback or link-local address",
+    });
+    // Asked twice per look (A, AAAA): when saved, and at the attempt.
+    expect(await asked(n.public)).toBeGreaterThanOrEqual(4);
   });
 });
 
