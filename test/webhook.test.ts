@@ -21,7 +21,7 @@ import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
 import { refusedDestination, refusedUrl } from "../src/modules/webhook/url";
 import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
-import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
 
 const NORTH = 1;
@@ -425,6 +425,31 @@ describe("delivery", () => {
     await deliverAll(t);
     const after = (await received(r.name))[1];
     expect(after?.verifiedWith).toEqual([0]);
+  });
+});
+
+describe("fan-out", () => {
+  it("one event to 20 endpoints: one D1 round trip (the message, 20 deliveries, read back) and one queue send", async () => {
+    const { t, measure } = countingTestApp();
+    const hooks = [];
+    for (let i = 0; i < 20; i++) hooks.push(await create(t, `${RECEIVER}/hook/fan-${i}`));
+    const queue = queueOf(t);
+    queue.held.length = 0;
+    let sends = 0;
+    const send = queue.sendBatch.bind(queue);
+    queue.sendBatch = async (messages) => {
+      sends++;
+      return send(messages);
+    };
+    const emitted = await measure(async () => {
+      await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 11 } });
+      return new Response(null, { status: 204 });
+    });
+    expect(emitted.calls).toBe(1);
+    expect(sends).toBe(1);
+    expect(queue.held).toHaveLength(20);
+    const endpoints = await t.db.select({ id: webhookDeliveries.endpointId }).from(webhookDeliveries);
+    expect(new Set(endpoints.map((e) => e.id))).toEqual(new Set(hooks.map((h) => h.id)));
   });
 });
 
