@@ -307,6 +307,31 @@ describe("round trips of start and finish", () => {
     expect((await problem(twice.res)).status).toBe(409);
     expect(twice.calls).toBe(1);
   });
+
+  it("a position: one read (the route, the run under way), the rate limit, one write", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Positions"]] });
+    const token = await admin(t);
+    const path = `/api/v1/route/${route.routeId}/run`;
+    expect((await t.request(path, { method: "POST", token })).status).toBe(201);
+    // The "five minutes away" check (once a minute per run) done first, so the position measured is a plain one.
+    await t.request(`${path}/position`, {
+      method: "POST",
+      token,
+      body: { lat: 19.4, lon: -99.1, at: t.clock.now().toISOString() },
+    });
+    t.clock.advance(5);
+    const sent = await measure(() =>
+      t.request(`${path}/position`, {
+        method: "POST",
+        token,
+        body: { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() },
+      }),
+    );
+    expect(sent.res.status, await sent.res.clone().text()).toBe(201);
+    expect(sent.calls).toBe(3);
+  });
 });
 
 describe("who runs a route", () => {

@@ -368,22 +368,28 @@ const positionRoute = defineRoute({
 export const recordRouteRunPosition = operation(
   positionRoute,
   async (ctx, { params, body }: InputOf<typeof positionRoute>) => {
-    const route = await readRoute(ctx, params.id);
     const now = ctx.deps.clock.now();
+    const date = await schoolToday(ctx);
+    // One read: the route as the caller may see it, and its run under way today (with the school
+    // year's `keepBusPositions`); then the rate limit, then one write.
+    const read = new Batch(ctx);
+    const routeRead = read.read(routeQuery(ctx, params.id));
+    const runRead = read.read(
+      RouteRuns.select(ctx, {
+        id: routeRuns.id,
+        approachCheckedAt: routeRuns.approachCheckedAt,
+        keep: keepsPositions(ctx, date),
+      }).where(eq(routeRuns.routeId, params.id), eq(routeRuns.date, date), eq(routeRuns.status, "running")),
+    );
+    const found = await read.commit();
+    const route = routeOf(found.get(routeRead)[0], params.id);
     const limited = await hit(ctx.deps.db, `route-position:${route.id}`, 1, POSITION_EVERY_SECONDS, now);
     if (!limited.allowed) {
       throw new ApiError(429, m`One position every ${POSITION_EVERY_SECONDS} seconds`, {
         headers: { "retry-after": String(limited.retryAfter) },
       });
     }
-    const date = await schoolToday(ctx);
-    const run = await RouteRuns.select(ctx, {
-      id: routeRuns.id,
-      approachCheckedAt: routeRuns.approachCheckedAt,
-      keep: keepsPositions(ctx, date),
-    })
-      .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date), eq(routeRuns.status, "running"))
-      .first();
+    const [run] = found.get(runRead);
     if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
     const speed = body.speed ?? null;
     const at = now.toISOString();
