@@ -471,7 +471,27 @@ async function seedRoutes(db) {
       "SELECT rs.student_id AS id FROM route_student rs JOIN route r ON r.id = rs.route_id WHERE r.school_id = 1 AND r.name = 'Bench route 02' ORDER BY rs.id LIMIT 1",
     )
     .first();
-  return { routeId: route.id, riders: riders.n, stopId: stop.id, studentId: rider.id };
+  // Today's run of route 01 under way (the school's today, as the Worker will compute it), for the
+  // boarding row: the bench runs on the machine's clock, whatever weekday it is.
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Mexico_City" }).format(new Date());
+  await db
+    .prepare(
+      "INSERT INTO route_run (school_id, route_id, date, status, started_at, created_at, updated_at) VALUES (1, ?, ?, 'running', ?, ?, ?)",
+    )
+    .bind(route.id, today, new Date().toISOString(), new Date().toISOString(), new Date().toISOString())
+    .run();
+  const ownRider = await db
+    .prepare("SELECT student_id AS id FROM route_student WHERE route_id = ? ORDER BY id LIMIT 1")
+    .bind(route.id)
+    .first();
+  return {
+    routeId: route.id,
+    riders: riders.n,
+    stopId: stop.id,
+    studentId: rider.id,
+    runDate: today,
+    boarder: ownRider.id,
+  };
 }
 
 /**
@@ -929,6 +949,31 @@ function endpoints({ callers, documentId, runId, students, transport, notificati
       key: "route-family",
       label: "GET /api/v1/route/mine?date= (the demo parent's children's routes)",
       request: () => ({ method: "GET", path: "/api/v1/route/mine?date=2026-11-23", headers: asParent }),
+    },
+    {
+      // The driver's phone sending a boarding again (a retry after a lost answer, the common case
+      // of a flaky connection): idempotent per rider, event and run, answered from one read. The
+      // first record of a boarding (the final list, one write, the school event) is counted in
+      // test/route-run.test.ts "round trips".
+      key: "route-run-boarding",
+      label: "POST /api/v1/route/{id}/run/boarding (a boarding recorded already: one read)",
+      request: () => ({
+        method: "POST",
+        path: `/api/v1/route/${transport.routeId}/run/boarding`,
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          studentId: transport.boarder,
+          event: "boarded",
+          stopId: transport.stopId,
+          at: `${transport.runDate}T21:10:00.000Z`,
+          insistReason: "bench: the machine's day may not be a school day",
+        }),
+      }),
+    },
+    {
+      key: "route-live",
+      label: "GET /api/v1/route/mine/live (the demo parent: guardian of 3,000 riders, their rides today)",
+      request: () => ({ method: "GET", path: "/api/v1/route/mine/live", headers: asParent }),
     },
     {
       key: "route-list",

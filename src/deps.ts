@@ -5,6 +5,7 @@
  */
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { Resolver } from "./lib/dns";
 import type { PushProvider } from "./lib/push";
 import type { UrlSigner } from "./lib/s3";
 import type { SmsProvider } from "./lib/sms";
@@ -65,6 +66,8 @@ export interface Deps {
    * runtime without Durable Objects, Node with libSQL): the live board answers as JSON only.
    */
   live?: LiveHubs;
+  /** Host names to addresses (DNS over HTTPS): where a webhook's URL points (src/lib/dns.ts). */
+  resolver: Resolver;
 }
 
 /** Durable Objects by name (Cloudflare's `DurableObjectNamespace` satisfies it). */

@@ -9,6 +9,7 @@ import { type Db, d1, type OpenLibsql } from "./db/client";
 import { type Clock, type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
+import { dohResolver } from "./lib/dns";
 import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
@@ -73,6 +74,7 @@ function depsFactory(openLibsql: OpenLibsql) {
           queues: { push: env.PUSH_QUEUE, bulk: env.BULK_QUEUE, webhook: env.WEBHOOK_QUEUE },
           assets: env.ASSETS,
           live: env.DISMISSAL_LIVE,
+          resolver: dohResolver(),
         };
       })();
       deps.catch(() => depsCache.delete(env));

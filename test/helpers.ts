@@ -1,10 +1,12 @@
 /** Test helpers: an app on the real local bindings with a settable clock, and signed-in callers. */
 import { env } from "cloudflare:test";
+import { inject } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps, QueueProducer } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
+import { dohResolver } from "../src/lib/dns";
 import { logPush } from "../src/lib/push";
 import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/lib/sms";
@@ -100,6 +102,8 @@ export function makeTestApp(
     assets: env.ASSETS,
     // The live board's hub: the Worker's own Durable Object, under Miniflare (wrangler.toml [env.dev]).
     live: env.DISMISSAL_LIVE,
+    // DNS over HTTPS against the loopback receiver's DoH endpoint (test/node/webhook-receiver.ts).
+    resolver: dohResolver(`${inject("webhookReceiver")}/dns-query`),
     ...overrides,
     // Pushes and webhook deliveries are held in memory (delivered only when a test drains them,
     // test/push-queue.ts): the real queue's consumer would run in the background, past the end of

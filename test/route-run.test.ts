@@ -7,10 +7,12 @@
  * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { devPushOutbox } from "../src/db/schema/dev";
 import { notifications } from "../src/db/schema/notification";
 import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
+import { schoolConfigurations } from "../src/db/schema/school-configuration";
+import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema/transport";
 import { webhookMessages } from "../src/db/schema/webhook";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
@@ -73,7 +75,7 @@ async function setUp() {
     expect(res.status, await res.clone().text()).toBe(200);
     return ((await res.json()) as Live).data.filter((d) => d.route.id === route.routeId);
   };
-  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live };
+  return { t, route, ana, beto, first, second, anaFamily, betoFamily, path, call, board, live, guardian };
 }
 
 describe("the run", () => {
@@ -145,6 +147,44 @@ describe("the run", () => {
     t.clock.advance(24 * 3600 + 60);
     await sweepRunPositions(t.deps);
     expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
+  });
+
+  it("a school year that keeps no positions: none stored, the run's last one alone; the live view and its time still work", async () => {
+    const { t, ana, beto, first, betoFamily, call, board, live } = await setUp();
+    // The demo school year of the day says so (the file's later tests get it back).
+    const [current] = await t.db
+      .select({ id: schoolConfigurations.id })
+      .from(schoolConfigurations)
+      .where(
+        and(
+          eq(schoolConfigurations.schoolId, NORTH),
+          sql`${schoolConfigurations.startDate} <= '2026-11-23' AND ${schoolConfigurations.endDate} >= '2026-11-23'`,
+        ),
+      );
+    const year = await t.request(`/api/v1/school-configuration/${current?.id}`, {
+      method: "PUT",
+      token: await admin(t),
+      body: { keepBusPositions: false },
+    });
+    expect(year.status, await year.clone().text()).toBeLessThan(300);
+    onTestFinished(async () => {
+      await t.db.update(schoolConfigurations).set({ keepBusPositions: true });
+    });
+    await call("", "POST");
+    t.clock.advance(14 * 60);
+    await board(ana, "dropped", first);
+    t.clock.advance(60);
+    const sent = await call("/position", "POST", { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() });
+    expect(sent.status, await sent.clone().text()).toBe(201);
+    expect(await sent.json()).toMatchObject({ id: null, lat: 19.41, lon: -99.11 });
+    t.clock.advance(5);
+    await call("/position", "POST", { lat: 19.42, lon: -99.12, at: t.clock.now().toISOString() });
+    expect(await t.db.select().from(routeRunPositions)).toHaveLength(0);
+    const state = (await (await call("", "GET")).json()) as State;
+    expect(state.positions).toEqual([expect.objectContaining({ lat: 19.42, lon: -99.12 })]);
+    const [between] = await live(betoFamily);
+    expect(between).toMatchObject({ student: { id: beto }, delayMinutes: 4, estimatedAt: "15:29" });
+    expect(between?.position).toMatchObject({ lat: 19.42, lon: -99.12 });
   });
 
   it("webhooks hear route.boarded and route.dropped", async () => {
@@ -246,6 +286,56 @@ describe("round trips", () => {
   });
 });
 
+describe("round trips of start and finish", () => {
+  it("a start: one read, the final list's, one write (the state read back in it); again: one read; a finish: one", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Starts"]] });
+    const token = await admin(t);
+    const path = `/api/v1/route/${route.routeId}/run`;
+    // The school's zone is kept in memory: read once before measuring.
+    await t.request(`${path}?date=2026-11-23`, { token });
+    const start = await measure(() => t.request(path, { method: "POST", token }));
+    expect(start.res.status, await start.res.clone().text()).toBe(201);
+    expect(start.calls).toBe(3);
+    const again = await measure(() => t.request(path, { method: "POST", token }));
+    expect(again.res.status).toBe(201);
+    expect(again.calls).toBe(1);
+    const finish = await measure(() => t.request(`${path}/finish`, { method: "PATCH", token }));
+    expect(finish.res.status).toBe(200);
+    expect(((await finish.res.json()) as State).status).toBe("finished");
+    expect(finish.calls).toBe(1);
+    const twice = await measure(() => t.request(`${path}/finish`, { method: "PATCH", token }));
+    expect((await problem(twice.res)).status).toBe(409);
+    expect(twice.calls).toBe(1);
+  });
+
+  it("a position: one read (the route, the run under way), the rate limit, one write", async () => {
+    const { t, measure } = countingTestApp();
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Positions"]] });
+    const token = await admin(t);
+    const path = `/api/v1/route/${route.routeId}/run`;
+    expect((await t.request(path, { method: "POST", token })).status).toBe(201);
+    // The "five minutes away" check (once a minute per run) done first, so the position measured is a plain one.
+    await t.request(`${path}/position`, {
+      method: "POST",
+      token,
+      body: { lat: 19.4, lon: -99.1, at: t.clock.now().toISOString() },
+    });
+    t.clock.advance(5);
+    const sent = await measure(() =>
+      t.request(`${path}/position`, {
+        method: "POST",
+        token,
+        body: { lat: 19.41, lon: -99.11, at: t.clock.now().toISOString() },
+      }),
+    );
+    expect(sent.res.status, await sent.res.clone().text()).toBe(201);
+    expect(sent.calls).toBe(3);
+  });
+});
+
 describe("who runs a route", () => {
   it("a driver runs the routes of the vehicle they drive; any other route is a 404 to them", async () => {
     const t = makeTestApp();
@@ -294,6 +384,58 @@ describe("a guardian's live view", () => {
     const [after] = await live(betoFamily);
     expect(after).toMatchObject({ estimatedAt: null, position: null });
     expect(after?.droppedAt).not.toBeNull();
+  });
+
+  it("a child who joins another bus for the day (a route change) is shown on that bus, not on their own", async () => {
+    const { t, beto, route, betoFamily, guardian } = await setUp();
+    // Beto goes home on another bus today, to its second stop (15:25), where Cata gets off first.
+    const other = await makeRoute(t, NORTH, { riders: [["Cata", "Other"]] });
+    const [cata] = other.studentIds as [number];
+    const [otherFirst, otherSecond] = other.stopIds as [number, number];
+    const date = "2026-11-23";
+    const [ownDay, otherDay] = await t.db
+      .insert(routeAvailabilities)
+      .values([
+        { schoolId: NORTH, routeId: route.routeId, date },
+        { schoolId: NORTH, routeId: other.routeId, date },
+      ])
+      .returning({ id: routeAvailabilities.id });
+    await t.db.insert(routeAvailabilityStudents).values([
+      { schoolId: NORTH, routeAvailabilityId: ownDay?.id ?? 0, studentId: beto, kind: "away", reason: "Route change" },
+      {
+        schoolId: NORTH,
+        routeAvailabilityId: otherDay?.id ?? 0,
+        studentId: beto,
+        stopId: otherSecond,
+        kind: "join",
+        reason: "Route change",
+      },
+    ]);
+    const liveOf = async () => {
+      const res = await t.request("/api/v1/route/mine/live", { token: await guardian(betoFamily) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as Live).data.filter((d) => d.student.id === beto);
+    };
+    const before = await liveOf();
+    expect(before.map((d) => d.route.id)).toEqual([other.routeId]);
+    expect(before[0]).toMatchObject({ run: "not-started", stop: { id: otherSecond }, estimatedAt: "15:25" });
+
+    const start = await t.request(`/api/v1/route/${other.routeId}/run`, { method: "POST", token: await admin(t) });
+    expect(start.status).toBe(201);
+    t.clock.advance(14 * 60);
+    const dropped = await t.request(`/api/v1/route/${other.routeId}/run/boarding`, {
+      method: "POST",
+      token: await admin(t),
+      body: { studentId: cata, event: "dropped", stopId: otherFirst, at: t.clock.now().toISOString() },
+    });
+    expect(dropped.status, await dropped.clone().text()).toBe(201);
+    const [riding] = await liveOf();
+    expect(riding).toMatchObject({
+      route: { id: other.routeId },
+      run: "running",
+      delayMinutes: 4,
+      estimatedAt: "15:29",
+    });
   });
 
   it('pushes "five minutes away" once, when the time at the child\'s stop is five minutes off', async () => {

@@ -15,12 +15,13 @@ import { notifications } from "../src/db/schema/notification";
 import { guardians } from "../src/db/schema/student";
 import { webhookDeliveries, webhookEndpoints } from "../src/db/schema/webhook";
 import { jobCtx } from "../src/lib/context";
+import { dohResolver } from "../src/lib/dns";
 import { grantsOf } from "../src/modules";
 import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
-import { refusedUrl } from "../src/modules/webhook/url";
-import { makeFamily, schoolDate } from "./fixtures/modules/exit-permission";
-import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { refusedDestination, refusedUrl } from "../src/modules/webhook/url";
+import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
+import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
 
 const NORTH = 1;
@@ -174,6 +175,78 @@ describe("endpoints", () => {
       body: { status: "active" },
     });
     expect(resume.status).toBe(204);
+  });
+});
+
+describe("where a host name points (DNS over HTTPS, a real DoH server on loopback)", () => {
+  const resolver = dohResolver(`${RECEIVER}/dns-query`);
+  const names = (suffix: string) => ({
+    public: `public-${suffix}.example.org`,
+    mixed: `mixed-${suffix}.example.org`,
+    loopback6: `loop6-${suffix}.example.org`,
+    metadata: `meta-${suffix}.example.org`,
+    broken: `broken-${suffix}.example.org`,
+    unknown: `unknown-${suffix}.example.org`,
+  });
+  const zone = async (name: string, records: { A?: string[]; AAAA?: string[]; fail?: boolean }) => {
+    const res = await fetch(`${RECEIVER}/dns/${name}`, { method: "PUT", body: JSON.stringify(records) });
+    expect(res.status).toBe(204);
+  };
+  const asked = async (name: string) =>
+    ((await (await fetch(`${RECEIVER}/dns-queries/${name}`)).json()) as { count: number }).count;
+
+  it("refuses a name any of whose A or AAAA addresses is private, loopback, link-local or metadata, or that does not resolve", async () => {
+    const n = names(Math.random().toString(36).slice(2, 8));
+    await zone(n.public, { A: ["93.184.216.34"], AAAA: ["2606:2800:220:1:248:1893:25c8:1946"] });
+    await zone(n.mixed, { A: ["93.184.216.34", "10.0.0.5"] });
+    await zone(n.loopback6, { AAAA: ["::1"] });
+    await zone(n.metadata, { A: ["169.254.169.254"] });
+    await zone(n.broken, { fail: true });
+    expect(await resolver.resolve(n.public)).toEqual(["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]);
+    expect(await refusedDestination(`https://${n.public}/h`, false, resolver)).toBeUndefined();
+    for (const name of [n.mixed, n.loopback6, n.metadata]) {
+      expect(await refusedDestination(`https://${name}/h`, false, resolver), name).toBe(
+        "its host name resolves to a private, loopback or link-local address",
+      );
+    }
+    expect(await refusedDestination(`https://${n.unknown}/h`, false, resolver)).toBe("its host name does not resolve");
+    expect(await refusedDestination(`https://${n.broken}/h`, false, resolver)).toBe(
+      "its host name could not be resolved",
+    );
+    // The literal checks come first (no question asked); development resolves nothing.
+    expect(await refusedDestination("https://10.0.0.1/h", false, resolver)).toBe(
+      "a private, loopback or link-local address",
+    );
+    expect(await refusedDestination(`http://${n.mixed}/h`, true, resolver)).toBeUndefined();
+    expect(await asked(n.mixed)).toBe(2);
+  });
+
+  it("in production: a name resolving inward is a 422; a name that turns inward after it was saved is refused at the attempt", async () => {
+    const base = makeTestApp();
+    const t = makeTestApp({ config: { ...base.deps.config, environment: "production" } });
+    const n = names(Math.random().toString(36).slice(2, 8));
+    await zone(n.mixed, { A: ["93.184.216.34", "192.168.1.20"] });
+    await zone(n.public, { A: ["93.184.216.34"] });
+    const inward = await t.request("/api/v1/webhook", {
+      method: "POST",
+      token: await admin(t),
+      body: { url: `https://${n.mixed}/hook`, eventTypes: ["student.created"] },
+    });
+    expect((await problem(inward)).detail).toBe(
+      "This URL cannot receive webhooks: its host name resolves to a private, loopback or link-local address",
+    );
+    const hook = await create(t, `https://${n.public}/hook`);
+    // DNS changes: the name now points at the metadata address.
+    await zone(n.public, { A: ["169.254.169.254"] });
+    await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 9 } });
+    await deliverAll(t);
+    const [delivery] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hook.id));
+    expect(delivery?.attemptLog[0]).toMatchObject({
+      statusCode: null,
+      error: "refused: its host name resolves to a private, loopback or link-local address",
+    });
+    // Asked twice per look (A, AAAA): when saved, and at the attempt.
+    expect(await asked(n.public)).toBeGreaterThanOrEqual(4);
   });
 });
 
@@ -355,6 +428,31 @@ describe("delivery", () => {
   });
 });
 
+describe("fan-out", () => {
+  it("one event to 20 endpoints: one D1 round trip (the message, 20 deliveries, read back) and one queue send", async () => {
+    const { t, measure } = countingTestApp();
+    const hooks = [];
+    for (let i = 0; i < 20; i++) hooks.push(await create(t, `${RECEIVER}/hook/fan-${i}`));
+    const queue = queueOf(t);
+    queue.held.length = 0;
+    let sends = 0;
+    const send = queue.sendBatch.bind(queue);
+    queue.sendBatch = async (messages) => {
+      sends++;
+      return send(messages);
+    };
+    const emitted = await measure(async () => {
+      await emitWebhookEvent(ctxOf(t), "student.created", { student: { id: 11 } });
+      return new Response(null, { status: 204 });
+    });
+    expect(emitted.calls).toBe(1);
+    expect(sends).toBe(1);
+    expect(queue.held).toHaveLength(20);
+    const endpoints = await t.db.select({ id: webhookDeliveries.endpointId }).from(webhookDeliveries);
+    expect(new Set(endpoints.map((e) => e.id))).toEqual(new Set(hooks.map((h) => h.id)));
+  });
+});
+
 describe("events the school emits", () => {
   const events = async (name: string) =>
     (await received(name)).map(
@@ -503,4 +601,109 @@ describe("events the school emits", () => {
       status: "withdrawn",
     });
   });
+
+  it("a fixed permission's confirmation: confirmed for each day it confirms, withdrawn for the one a day supersedes", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    await configure(t, r.name, [hook.secret]);
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    // The office's absence of that day, confirmed.
+    const absence = await confirmedAbsence(t, family.studentId, date);
+    // The family's pickup of that weekday, confirmed as a pattern: its day replaces the absence.
+    const fixed = await fixedPickup(t, family, date, date);
+    const decided = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    const days = await t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed));
+    expect(days.map((d) => d.status)).toEqual(["confirmed"]);
+    await deliverAll(t);
+    const got = (await events(r.name)).map((e) => [e.type, e.data.exitPermission?.id, e.data.exitPermission?.status]);
+    expect(got).toEqual([
+      ["exit-permission.confirmed", absence, "confirmed"],
+      ["exit-permission.withdrawn", absence, "superseded"],
+      ["exit-permission.confirmed", days[0]?.id, "confirmed"],
+    ]);
+  });
+
+  it("the fixed permissions' daily job: each day it makes confirmed is heard; deleting the pattern withdraws its confirmed days", async () => {
+    const t = makeTestApp();
+    const r = await receiver();
+    const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
+    const family = await makeFamily(t, NORTH);
+    const date = schoolDate(t);
+    const fixed = await fixedPickup(t, family, date, "2027-06-30");
+    const decided = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(decided.status).toBe(200);
+    const daysOf = () => t.db.select().from(exitPermissions).where(eq(exitPermissions.fixedId, fixed));
+    const first = await daysOf();
+    // A week later the job makes the week's new day: confirmed with its pattern, and heard.
+    t.clock.advance(7 * 24 * 3600);
+    const { generateFixedExitPermissions } = await import("../src/modules/exit-permission/fixed");
+    await generateFixedExitPermissions(t.deps);
+    const all = await daysOf();
+    const made = all.filter((d) => !first.some((f) => f.id === d.id));
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.every((d) => d.status === "confirmed")).toBe(true);
+    // Deleted, its confirmed days from today on are withdrawn (cancelled), each heard.
+    const gone = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}`, {
+      method: "DELETE",
+      token: await parentToken(t, family, NORTH),
+    });
+    expect(gone.status).toBe(204);
+    const cancelled = (await daysOf()).filter((d) => d.status === "cancelled").map((d) => d.id);
+    expect(cancelled.length).toBeGreaterThan(made.length);
+    await configure(t, r.name, [hook.secret]);
+    await deliverAll(t);
+    // The job makes the days of every school's fixed permissions (the demo's too): this family's only.
+    const got = (await events(r.name)).filter((e) => e.data.exitPermission?.studentId === family.studentId);
+    const ids = (type: string, status: string) =>
+      got
+        .filter((e) => e.type === type && e.data.exitPermission?.status === status)
+        .map((e) => e.data.exitPermission?.id)
+        .sort();
+    expect(ids("exit-permission.confirmed", "confirmed")).toEqual(all.map((d) => d.id).sort());
+    expect(ids("exit-permission.withdrawn", "cancelled")).toEqual(cancelled.sort());
+    expect(got).toHaveLength(all.length + cancelled.length);
+  });
 });
+
+/** A confirmed absence of `studentId` on `date`, asked by the office: its id. */
+async function confirmedAbsence(t: TestApp, studentId: number, date: string) {
+  const asked = await t.request("/api/v1/exit-permission/absence", {
+    method: "POST",
+    token: await admin(t),
+    body: { studentId, date, reason: "Doctor" },
+  });
+  expect(asked.status, await asked.clone().text()).toBe(201);
+  const { id, status } = (await asked.json()) as { id: number; status: string };
+  if (status !== "confirmed") {
+    const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
+      method: "PATCH",
+      token: await admin(t),
+      body: { status: "confirmed" },
+    });
+    expect(confirm.status).toBe(200);
+  }
+  return id;
+}
+
+/** The family's fixed pickup on `from`'s weekday from `from` to `until`, asked by the parent: its id. */
+async function fixedPickup(t: TestApp, family: { userId: number; studentId: number }, from: string, until: string) {
+  const weekday = new Date(`${from}T00:00:00Z`).getUTCDay();
+  const res = await t.request("/api/v1/exit-permission/fixed/auto-pickup", {
+    method: "POST",
+    token: await parentToken(t, family, NORTH),
+    body: { studentId: family.studentId, weekdays: [weekday], fromDate: from, untilDate: until },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { id: number }).id;
+}

@@ -14,6 +14,7 @@ import { type Config, loadConfig } from "../../src/config";
 import { libsqlDb } from "../../src/db/libsql";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
+import { dohResolver } from "../../src/lib/dns";
 import { logPush } from "../../src/lib/push";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/lib/sms";
@@ -59,6 +60,7 @@ export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
     db,
     clock,
     sms: logSms(db, clock),
+    resolver: dohResolver(),
     push: logPush(db, clock),
     storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),

@@ -9,6 +9,12 @@
  *   answer (default 204), the receiver's "now" (seconds since the epoch);
  * - `POST /hook/{name}`: a delivery, answered with the configured status;
  * - `GET /received/{name}`: what arrived there, in order.
+ *
+ * It is also the tests' DNS: a DNS-over-HTTPS server speaking the JSON API as Cloudflare's
+ * (`GET /dns-query?name=&type=A|AAAA` with `accept: application/dns-json`, answering
+ * `{ Status, Answer: [{ name, type, TTL, data }] }`; a name it does not know is NXDOMAIN, Status 3):
+ * - `PUT /dns/{name}` `{ A?, AAAA?, fail? }`: the addresses the name has (fail: answer 503);
+ * - `GET /dns-queries/{name}`: how many questions about the name arrived.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +61,8 @@ class ReceiverWebhook extends Webhook {
 export async function startWebhookReceiver() {
   const endpoints = new Map<string, Endpoint>();
   const received = new Map<string, Received[]>();
+  const zone = new Map<string, { A?: string[]; AAAA?: string[]; fail?: boolean }>();
+  const questions = new Map<string, number>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const [, kind, name = ""] = url.pathname.split("/");
@@ -73,6 +81,39 @@ export async function startWebhookReceiver() {
         return reply(204);
       }
       if (req.method === "GET" && kind === "received") return reply(200, received.get(name) ?? []);
+      if (req.method === "PUT" && kind === "dns") {
+        zone.set(name.toLowerCase(), JSON.parse(raw));
+        return reply(204);
+      }
+      if (req.method === "GET" && kind === "dns-queries") return reply(200, { count: questions.get(name) ?? 0 });
+      if (req.method === "GET" && kind === "dns-query") {
+        if (req.headers.accept !== "application/dns-json") return reply(415);
+        const qname = (url.searchParams.get("name") ?? "").toLowerCase().replace(/\.$/, "");
+        const type = url.searchParams.get("type");
+        if (type !== "A" && type !== "AAAA") return reply(400, { error: "type" });
+        questions.set(qname, (questions.get(qname) ?? 0) + 1);
+        const records = zone.get(qname);
+        if (records?.fail) return reply(503);
+        res.writeHead(200, { "content-type": "application/dns-json" });
+        const answer = (records?.[type] ?? []).map((data) => ({
+          name: `${qname}.`,
+          type: type === "A" ? 1 : 28,
+          TTL: 60,
+          data,
+        }));
+        return res.end(
+          JSON.stringify({
+            Status: records ? 0 : 3,
+            TC: false,
+            RD: true,
+            RA: true,
+            AD: false,
+            CD: false,
+            Question: [{ name: `${qname}.`, type: type === "A" ? 1 : 28 }],
+            ...(answer.length > 0 ? { Answer: answer } : {}),
+          }),
+        );
+      }
       if (req.method === "POST" && kind === "hook") {
         const endpoint = endpoints.get(name) ?? { secrets: [], status: 404, now: 0 };
         const headers = {

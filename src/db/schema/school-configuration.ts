@@ -16,6 +16,8 @@ export const schoolConfigurations = sqliteTable(
     maxParentsPerFamily: integer("max_parents_per_family").notNull().default(2),
     /** Exit permissions asked for a date of this school year are confirmed as they are asked (the rules still apply). */
     autoConfirmExitPermissions: integer("auto_confirm_exit_permissions", { mode: "boolean" }).notNull().default(false),
+    /** Bus positions of this school year's runs are kept for the day; false: none, only each run's last one. */
+    keepBusPositions: integer("keep_bus_positions", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [index("school_configuration_school_idx").on(t.schoolId, t.startDate)],
 );

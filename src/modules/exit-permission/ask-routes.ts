@@ -8,7 +8,6 @@ import type { SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { text } from "../../lib/text";
-import { announceConfirmed } from "./announce";
 import { permissions } from "./permissions";
 import { ExitPermissionRecord, permissionDate, TOO_LATE } from "./resource";
 import { type Ask, askOne, dryRun } from "./service";
@@ -166,13 +165,11 @@ const autoPickup = kindRoute(
 );
 const absence = kindRoute("absence", "createAbsenceExitPermission", "Report an absence", Absence, "AbsenceCreate");
 
+// Written, it is told (`writeAsks`): confirmed at once, and the permission it superseded.
 const as =
   (kind: Ask["kind"]) =>
-  async (ctx: SchoolCtx, { body }: { body: Omit<Ask, "kind"> }) => {
-    const record = await askOne(ctx, { ...body, kind });
-    await announceConfirmed(ctx, record);
-    return record;
-  };
+  (ctx: SchoolCtx, { body }: { body: Omit<Ask, "kind"> }) =>
+    askOne(ctx, { ...body, kind });
 
 export const createRouteChangeOperation = operation(routeChange, as("route_change"));
 export const createNoAfterSchoolOperation = operation(noAfterSchool, as("no_after_school"));

@@ -31,7 +31,7 @@ import { IdParams, nonEmpty } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, noContent, operation } from "../../lib/route";
 import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
-import { announceConfirmed } from "./announce";
+import { announce, readSuperseded } from "./announce";
 import { confirmEffects, type Effect, supersede, withdrawEffects } from "./effects";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, permissionDate, TOO_LATE } from "./resource";
@@ -72,11 +72,14 @@ function confirming(ctx: SchoolCtx, id: number, effect: Effect, change: Statemen
  */
 async function commitDecision(ctx: SchoolCtx, id: number, batch: Batch, from: string, effect?: Effect) {
   const after = batch.read(exitPermission.readOne(ctx, id));
+  // Confirmed, it replaced the day's earlier confirmed permission: that one is heard withdrawn.
+  const superseded = effect ? readSuperseded(ctx, batch, [id]) : undefined;
   try {
-    const [row] = (await batch.commit({ conflict: exitPermission.messages.conflict })).get(after);
+    const results = await batch.commit({ conflict: exitPermission.messages.conflict });
+    const [row] = results.get(after);
     if (!row) throw notFound(m`Exit permission ${id} not found`);
     const record = exitPermission.toRecord(ctx, row);
-    await announceConfirmed(ctx, record);
+    await announce(ctx, { withdrawn: superseded ? results.get(superseded) : [], confirmed: [record] });
     return record;
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;

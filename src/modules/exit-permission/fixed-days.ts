@@ -20,12 +20,12 @@ type Fixed = typeof fixedExitPermissions.$inferSelect;
 /** The states a day made from a fixed permission waits in. */
 const WAITING = ["pending", "needs_review"] as const;
 
-/** The statements that decide the waiting days of `fixed` from the school's today on. */
+/** The statements that decide the waiting days of `fixed` from the school's today on; the days they confirm. */
 export async function decideDays(
   ctx: SchoolCtx,
   fixed: Fixed,
   decision: "confirmed" | "rejected",
-): Promise<Statement[]> {
+): Promise<{ statements: Statement[]; confirmed: number[] }> {
   const today = dateIn(await schoolZone(ctx), ctx.deps.clock.now());
   const at = ctx.deps.clock.now().toISOString();
   const waiting = [
@@ -35,17 +35,18 @@ export async function decideDays(
   ];
   if (decision === "rejected") {
     const reason = m`Rejected with its fixed permission`.render();
-    return ExitPermissions.update(
+    const statements = ExitPermissions.update(
       ctx,
       and(...waiting),
       { status: "rejected", decidedBy: ctx.userId, decidedAt: at, decisionReason: reason },
       "reject",
     );
+    return { statements, confirmed: [] };
   }
   const days = await ExitPermissions.select(ctx)
     .where(...waiting)
     .all();
-  if (days.length === 0) return [];
+  if (days.length === 0) return { statements: [], confirmed: [] };
   const asks = days.map(
     (d): Ask => ({
       studentId: d.studentId,
@@ -63,7 +64,8 @@ export async function decideDays(
   );
   const { evaluated } = await evaluate(ctx, asks);
   const reason = m`Confirmed with its fixed permission`.render();
-  return days.flatMap((day, i): Statement[] => {
+  const confirmed: number[] = [];
+  const statements = days.flatMap((day, i): Statement[] => {
     const one = evaluated[i];
     if (!one) return [];
     // Each day from the state it was read in: a day changed meanwhile aborts the batch (a 409 to retry).
@@ -78,6 +80,7 @@ export async function decideDays(
       );
     }
     const effect = effectOf(one.resolved);
+    confirmed.push(day.id);
     return [
       ...supersede(ctx, day.studentId, day.date, day.id),
       ...ExitPermissions.updateOne(
@@ -89,4 +92,5 @@ export async function decideDays(
       ...confirmEffects(ctx, sql<number>`${day.id}`, effect),
     ];
   });
+  return { statements, confirmed };
 }

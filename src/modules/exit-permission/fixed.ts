@@ -9,7 +9,7 @@
  * (their seats given back), audited, in the same batch.
  */
 import { z } from "@hono/zod-openapi";
-import { Batch } from "../../db/batch";
+import { Batch, type Results } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
   ExitPermissions,
@@ -33,12 +33,13 @@ import { text } from "../../lib/text";
 import { daysOf, maskOf } from "../../lib/weekdays";
 import { addDays, dateIn, isoWeekday } from "../../lib/zoned-time";
 import { moduleOn } from "../application-module/api";
+import { announce, readSuperseded, WITHDRAWN_FIELDS } from "./announce";
 import { withdrawEffects } from "./effects";
 import { decideDays } from "./fixed-days";
 import { permissions } from "./permissions";
 import { actingContext, ExitPermissionRecord, exitPermission, ownStudents, permissionDate } from "./resource";
 import { RULES } from "./rules";
-import { type Ask, evaluate, queueAsk, refusal } from "./service";
+import { type Ask, announceWritten, evaluate, type Queued, queueAsk, refusal } from "./service";
 import { DEFAULT_WEEKS, isStaff } from "./snapshot";
 
 const Id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -183,11 +184,14 @@ async function fixedValues(ctx: SchoolCtx, kind: "route_change" | "auto_pickup",
 
 const todayUtc = (ctx: SchoolCtx) => ctx.deps.clock.now().toISOString().slice(0, 10);
 
+/** The permissions fixed permission `id` made from today on. */
+const generatedFrom = (ctx: SchoolCtx, id: number) =>
+  and(eq(exitPermissions.fixedId, id), gte(exitPermissions.date, todayUtc(ctx)));
+
 /** Cancels the generated permissions of fixed permission `id` from today on, giving their seats back. */
 function withdrawGenerated(ctx: SchoolCtx, id: number): Statement[] {
   const future = and(
-    eq(exitPermissions.fixedId, id),
-    gte(exitPermissions.date, todayUtc(ctx)),
+    generatedFrom(ctx, id),
     inList(exitPermissions.status, ["awaiting_family", "pending", "confirmed"]),
   );
   const confirmed = ExitPermissions.pick(ctx, exitPermissions.id, future, eq(exitPermissions.status, "confirmed"));
@@ -236,14 +240,19 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
   // Deleted, it stays on record (deleted_at): the days it made keep their lineage (`fixedId`, and
   // `GET /fixed/generated` still lists them) while those from today on are cancelled.
   const remove = operation(removed.route, async (ctx: SchoolCtx, { params }: { params: { id: number } }) => {
+    // Its confirmed days from today on are withdrawn with it: heard as such once the change committed.
+    const withdrawn = await ExitPermissions.select(ctx, WITHDRAWN_FIELDS)
+      .where(generatedFrom(ctx, params.id), eq(exitPermissions.status, "confirmed"))
+      .all();
     await resource.change(ctx, params.id, {
       action: "delete",
       set: { deletedAt: ctx.deps.clock.now().toISOString() },
       before: withdrawGenerated(ctx, params.id),
     });
+    await announce(ctx, { withdrawn: withdrawn.map((w) => ({ ...w, status: "cancelled" })) });
   });
   /** The days a decision of the pattern decides with it, prepared before its batch. */
-  const days = new WeakMap<Ctx, Statement[]>();
+  const days = new WeakMap<Ctx, Awaited<ReturnType<typeof decideDays>>>();
   const decide = resource.action({
     name: "confirm",
     verb: "confirm",
@@ -275,15 +284,38 @@ function operationsOf<B extends typeof RouteChangeBody | typeof AutoPickupBody>(
         decisionReason: body.reason ?? null,
       };
     },
-    also: (ctx) => days.get(ctx) ?? [],
+    also: (ctx) => days.get(ctx)?.statements ?? [],
   });
-  return [list, create, remove, decide];
+  const decideOperation = operation(decide.route, async (ctx: SchoolCtx, input: Parameters<typeof decide.run>[1]) => {
+    const record = await decide.run(ctx, input);
+    const confirmed = days.get(ctx)?.confirmed ?? [];
+    if (confirmed.length > 0) await announceDays(ctx, confirmed);
+    return record;
+  });
+  return [list, create, remove, decideOperation];
 }
 
 export const fixedOperations = [
   ...operationsOf(routeChanges, "route_change", RouteChangeBody),
   ...operationsOf(autoPickups, "auto_pickup", AutoPickupBody),
 ];
+
+/**
+ * Tells the days a fixed permission's confirmation confirmed, and the permissions they superseded:
+ * one read after the batch (the action's batch reads back only the fixed permission).
+ */
+async function announceDays(ctx: SchoolCtx, ids: readonly number[]) {
+  const batch = new Batch(ctx);
+  const confirmed = batch.read(
+    exitPermission.select(ctx).where(inList(exitPermissions.id, ids), eq(exitPermissions.status, "confirmed")),
+  );
+  const superseded = readSuperseded(ctx, batch, ids);
+  const results = await batch.commit();
+  await announce(ctx, {
+    withdrawn: results.get(superseded),
+    confirmed: results.get(confirmed).map((row) => exitPermission.toRecord(ctx, row)),
+  });
+}
 
 // --- the permissions made from one ------------------------------------------------------------
 
@@ -396,7 +428,7 @@ export async function generateFor(ctx: SchoolCtx, ids?: readonly number[]): Prom
         ),
       guard(job.deps.db),
     );
-    let written = 0;
+    const queued: Queued[] = [];
     for (const { resolved: r, verdict } of evaluated) {
       const failures = verdict.failures;
       // No school that day: nobody goes home, there is nothing to decide.
@@ -404,15 +436,18 @@ export async function generateFor(ctx: SchoolCtx, ids?: readonly number[]): Prom
       const byPattern = f.status === "confirmed";
       const status = byPattern || r.status === "confirmed" ? "confirmed" : "pending";
       const because = byPattern ? m`Confirmed with its fixed permission`.render() : undefined;
-      queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined, because);
-      written++;
+      queued.push(queueAsk(job, batch, { ...r, status }, failures.length > 0 ? failures : undefined, because));
     }
+    let results: Results;
     try {
-      await batch.commit();
-      count += written;
+      results = await batch.commit();
     } catch {
       // Claimed by another run, or a seat went meanwhile: the next run tries the days again.
+      continue;
     }
+    count += queued.length;
+    // The days made confirmed (and what they superseded) are heard like the office's confirmation.
+    await announceWritten(job, results, queued);
   }
   return count;
 }

@@ -4,7 +4,7 @@
  * earlier permission it supersedes and its seat and day changes). The HTTP routes, the dry-run and
  * other modules (`askExitPermissions` in ./api.ts) all come here.
  */
-import { Batch } from "../../db/batch";
+import { Batch, type Results } from "../../db/batch";
 import { ExitPermissions, exitPermissions, type StoredFailure } from "../../db/schema/exit-permission";
 import { eq } from "../../db/sql";
 import { GuardFailed } from "../../db/write";
@@ -12,6 +12,7 @@ import type { SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { joinMessages, m } from "../../lib/message";
+import { announce, readSuperseded } from "./announce";
 import { confirmEffects, type Effect, linkSuperseded, supersede } from "./effects";
 import { exitPermission } from "./resource";
 import { decide, failure, RULES, type RuleFailure, shown, type Verdict } from "./rules";
@@ -107,8 +108,27 @@ export function queueAsk(
   );
   const id = ExitPermissions.insertedId();
   if (confirmed) batch.add(linkSuperseded(ctx, r.student.id, ask.date, id), ...confirmEffects(ctx, id, effectOf(r)));
-  return batch.read(exitPermission.readOne(ctx, id));
+  return {
+    record: batch.read(exitPermission.readOne(ctx, id)),
+    superseded: confirmed ? readSuperseded(ctx, batch, id) : undefined,
+  };
 }
+
+/** The asks a batch wrote, as records; and the events they make, told (`announce`). */
+export async function announceWritten(ctx: SchoolCtx, results: Results, slots: readonly Queued[]) {
+  const records = slots.map((slot) => {
+    const [row] = results.get(slot.record);
+    if (!row) throw new Error("the exit permission was not read back");
+    return exitPermission.toRecord(ctx, row);
+  });
+  await announce(ctx, {
+    withdrawn: slots.flatMap((slot) => (slot.superseded ? results.get(slot.superseded) : [])),
+    confirmed: records,
+  });
+  return records;
+}
+
+export type Queued = ReturnType<typeof queueAsk>;
 
 /** A route change that needs a seat (a guard that failed in its batch was its seat). */
 const needsSeat = (r: Resolved) => r.ask.kind === "route_change" && r.target !== null && !r.target.rides;
@@ -140,11 +160,8 @@ export async function writeAsks(
   const reads = passed.map((r) => queueAsk(ctx, batch, r));
   try {
     const results = await batch.commit({ conflict: exitPermission.messages.conflict });
-    return reads.map((slot) => {
-      const [row] = results.get(slot);
-      if (!row) throw new Error("the exit permission was not read back");
-      return { ok: true as const, record: exitPermission.toRecord(ctx, row) };
-    });
+    const records = await announceWritten(ctx, results, reads);
+    return records.map((record) => ({ ok: true as const, record }));
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     if (passed.length === 1) {

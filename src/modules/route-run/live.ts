@@ -15,7 +15,7 @@ import type { SchoolCtx } from "../../lib/context";
 import { orNull } from "../../lib/nullable";
 import { defineRoute, json, operation } from "../../lib/route";
 import { schoolZone } from "../school/api";
-import { Direction, familyRoutes, permissions, RouteStop } from "../transport/api";
+import { Direction, familyRides, permissions, RouteStop } from "../transport/api";
 import { eta, Position, progress } from "./run-state";
 
 const Live = z
@@ -33,7 +33,7 @@ const Live = z
         name: z.string().openapi({ example: "Bus 1 home", description: "The route's name" }),
         direction: Direction,
       })
-      .openapi({ description: "The child's bus today" }),
+      .openapi({ description: "The child's bus today (the one they join for the day, when a change says so)" }),
     stop: orNull(RouteStop).openapi({ description: "The child's stop" }),
     run: z.enum(["not-started", "running", "finished"]).openapi({ description: "The run's state" }),
     boardedAt: z.iso.datetime().nullable().openapi({ description: "When the child boarded; null if not (yet)" }),
@@ -62,7 +62,8 @@ const route = defineRoute({
   operationId: "getFamilyLiveRoutes",
   summary: "The caller's children's buses now: boarded or not, the time at their stop, where the bus is",
   description:
-    "For each ride of the caller's children today (a delegate: the children of the parent they act for): the " +
+    "For each ride of the caller's children today (a delegate: the children of the parent they act for; a child " +
+    "who joins another bus for the day by a route change: that bus, not their own): the " +
     "run's state, boarding and drop times, the estimated time at the child's stop (the stop's time plus the " +
     "current delay, measured at the last stop reached) and the bus's last position between its first stop and " +
     "the child's.",
@@ -82,8 +83,14 @@ const route = defineRoute({
 });
 
 export async function familyLive(ctx: SchoolCtx) {
-  const mine = await familyRoutes(ctx, { query: {} });
-  const rides = mine.data.filter((r) => r.runs);
+  const mine = await familyRides(ctx, { query: {} }, { dayChanges: true });
+  // The bus each child takes today: their own, unless a change of the day takes them off it (away),
+  // and the bus they join for the day (a route change) in its place.
+  const away = new Set(mine.changes.filter((c) => c.kind === "away").map((c) => `${c.student.id}:${c.route.id}`));
+  const rides = [
+    ...mine.data.filter((r) => r.runs && !away.has(`${r.student.id}:${r.route.id}`)),
+    ...mine.changes.filter((c) => c.kind === "join" && c.runs),
+  ];
   if (rides.length === 0) return { date: mine.date, data: [] };
   const routeIds = [...new Set(rides.map((r) => r.route.id))];
   const batch = new Batch(ctx);

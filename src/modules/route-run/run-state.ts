@@ -61,9 +61,9 @@ export const RunState = z
       .openapi({ description: "not-started, running (started by the driver), finished" }),
     startedAt: z.iso.datetime().nullable().openapi({ description: "When the driver started it" }),
     finishedAt: z.iso.datetime().nullable().openapi({ description: "When the driver finished it" }),
-    positions: z
-      .array(Position)
-      .openapi({ description: `The latest positions, newest first (at most ${POSITIONS_SHOWN})` }),
+    positions: z.array(Position).openapi({
+      description: `The latest positions, newest first (at most ${POSITIONS_SHOWN}); the run's last one alone when the school year keeps none`,
+    }),
     stopsReached: z
       .array(z.number().int())
       .openapi({ example: [1, 2], description: "The stops where a rider boarded or was dropped, in route order" }),
@@ -171,7 +171,11 @@ export function stateOf(
     status: run ? run.status : "not-started",
     startedAt: run?.startedAt ?? null,
     finishedAt: run?.finishedAt ?? null,
-    positions: positions.map((p) => ({ lat: p.lat, lon: p.lon, speed: p.speed, at: p.at })),
+    // A school year that keeps no positions (or positions swept after the day) still shows the last one.
+    positions:
+      positions.length > 0 || !run || run.lastLat === null || run.lastLon === null || !run.lastPositionAt
+        ? positions.map((p) => ({ lat: p.lat, lon: p.lon, speed: p.speed, at: p.at }))
+        : [{ lat: run.lastLat, lon: run.lastLon, speed: run.lastSpeed, at: run.lastPositionAt }],
     stopsReached,
     delayMinutes,
     events: events.map((e) => ({ ...e })),

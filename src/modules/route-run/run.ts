@@ -14,9 +14,10 @@ import {
   routeRunPositions,
   routeRuns,
 } from "../../db/schema/route-run";
+import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
 import { Students, students } from "../../db/schema/student";
 import { Routes, routes } from "../../db/schema/transport";
-import { eq } from "../../db/sql";
+import { and, eq, gte, lte, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
@@ -27,11 +28,23 @@ import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
 import { schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
+import { dateIn } from "../../lib/zoned-time";
 import { readFinalLists } from "../route-availability/api";
 import { schoolZone } from "../school/api";
 import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
 import { boardingNotice, checkApproaching } from "./run-notices";
 import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
+
+/** Whether the school year of `date` keeps bus positions (a school without one for it does). */
+const keepsPositions = (ctx: SchoolCtx, date: string) => {
+  const year = SchoolConfigurations.pick(
+    ctx,
+    schoolConfigurations.keepBusPositions,
+    lte(schoolConfigurations.startDate, date),
+    gte(schoolConfigurations.endDate, date),
+  ).limit(1);
+  return sql<boolean>`COALESCE((${year}), 1)`.mapWith(Boolean);
+};
 
 /** A position at most every this many seconds per route (429 beyond). */
 export const POSITION_EVERY_SECONDS = 5;
@@ -82,37 +95,33 @@ const startRoute = defineRoute({
 });
 
 export const startRouteRun = operation(startRoute, async (ctx, { params }: InputOf<typeof startRoute>) => {
-  const route = await readRoute(ctx, params.id);
-  const date = await schoolToday(ctx);
-  const existing = await RouteRuns.select(ctx, { id: routeRuns.id })
-    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
-    .first();
-  if (!existing) {
-    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
-    if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
-    const at = ctx.deps.clock.now().toISOString();
-    let started = false;
-    try {
-      await new Batch(ctx)
-        .add(
-          ...RouteRuns.insert(ctx, {
-            routeId: route.id,
-            date,
-            status: "running",
-            startedAt: at,
-            startedBy: ctx.userId,
-          }),
-        )
-        .commit();
-      started = true;
-    } catch (err) {
-      // Started at the same moment by another request: the unique day answers that run.
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
-    }
+  const zone = await schoolZone(ctx);
+  const date = dateIn(zone, ctx.deps.clock.now());
+  // One read: the route as the caller may see it, and the day's run with its state (started already: the answer).
+  const read = new Batch(ctx);
+  const routeRead = read.read(routeQuery(ctx, params.id));
+  const stateRead = runReads(ctx, read, params.id, date);
+  const found = await read.commit();
+  const route = routeOf(found.get(routeRead)[0], params.id);
+  if (found.get(stateRead.run)[0]) return stateOf(route.id, date, route.stops, runOf(found, stateRead), zone);
+  const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
+  if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
+  const at = ctx.deps.clock.now().toISOString();
+  // One write, the run's state read back in it.
+  const write = new Batch(ctx).add(
+    ...RouteRuns.insert(ctx, { routeId: route.id, date, status: "running", startedAt: at, startedBy: ctx.userId }),
+  );
+  const after = runReads(ctx, write, route.id, date);
+  try {
+    const state = stateOf(route.id, date, route.stops, runOf(await write.commit(), after), zone);
     // The bus has left: the live board shows it (src/lib/school-events.ts), once per run.
-    if (started) await schoolEvent(ctx, { type: "route.departed", data: { routeId: route.id, date, departedAt: at } });
+    await schoolEvent(ctx, { type: "route.departed", data: { routeId: route.id, date, departedAt: at } });
+    return state;
+  } catch (err) {
+    // Started at the same moment by another request: the unique day answers that run.
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+    return readState(ctx, route.id, date, route.stops);
   }
-  return readState(ctx, route.id, date, route.stops);
 });
 
 // --- finish --------------------------------------------------------------------------------------
@@ -133,29 +142,36 @@ const finishRoute = defineRoute({
 });
 
 export const finishRouteRun = operation(finishRoute, async (ctx, { params }: InputOf<typeof finishRoute>) => {
-  const route = await readRoute(ctx, params.id);
-  const date = await schoolToday(ctx);
-  const run = await RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status })
-    .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date))
-    .first();
+  const zone = await schoolZone(ctx);
+  const date = dateIn(zone, ctx.deps.clock.now());
+  const at = ctx.deps.clock.now().toISOString();
+  // One round trip: the route and the run as they were, the change (only of a running run of a route
+  // the caller may see), and the state after it. D1 runs the batch alone, so the run read before the
+  // change tells whether this request finished it.
+  const batch = new Batch(ctx);
+  const routeRead = batch.read(routeQuery(ctx, params.id));
+  const before = batch.read(
+    RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status }).where(
+      eq(routeRuns.routeId, params.id),
+      eq(routeRuns.date, date),
+    ),
+  );
+  const visible = Routes.pick(ctx, routes.id, eq(routes.id, params.id), routeVisible(ctx, routes.transportId));
+  batch.add(
+    ...RouteRuns.update(
+      ctx,
+      and(inList(routeRuns.routeId, visible), eq(routeRuns.date, date), eq(routeRuns.status, "running")),
+      { status: "finished", finishedAt: at },
+      "finish",
+    ),
+  );
+  const after = runReads(ctx, batch, params.id, date);
+  const results = await batch.commit();
+  const route = routeOf(results.get(routeRead)[0], params.id);
+  const [run] = results.get(before);
   if (!run) throw notFound(m`Route ${route.id} has no run today; start it first`);
   if (run.status === "finished") throw conflict(m`Today's run of route ${route.id} is already finished`);
-  const at = ctx.deps.clock.now().toISOString();
-  try {
-    await new Batch(ctx)
-      .add(
-        ...RouteRuns.updateOne(
-          ctx,
-          run.id,
-          { status: "finished", finishedAt: at },
-          { action: "finish", where: eq(routeRuns.status, "running") },
-        ),
-      )
-      .commit();
-  } catch {
-    throw conflict(m`Today's run of route ${route.id} is already finished`);
-  }
-  return readState(ctx, route.id, date, route.stops);
+  return stateOf(route.id, date, route.stops, runOf(results, after), zone);
 });
 
 // --- state ---------------------------------------------------------------------------------------
@@ -332,7 +348,8 @@ const positionRoute = defineRoute({
   summary: `Record the vehicle's position on today's run (at most one every ${POSITION_EVERY_SECONDS} s)`,
   description:
     `At most one position every ${POSITION_EVERY_SECONDS} seconds per route: a 429 with retry-after beyond, and ` +
-    "RateLimit headers on every answer. Positions are kept for the day only. The run must be running (422).",
+    "RateLimit headers on every answer. Positions are kept for the day only, or not at all when the school year says " +
+    "so (`keepBusPositions`: the run keeps its last position only). The run must be running (422).",
   access: permissions.run,
   audit: "route-run-position",
   errors: [404, 422, 429],
@@ -340,9 +357,12 @@ const positionRoute = defineRoute({
   request: { params: IdParams, body: jsonBody(PositionBody, "RouteRunPosition") },
   responses: {
     201: json(
-      Position.extend({ id: z.number().int().openapi({ example: 1, description: "The position's id" }) }).openapi(
-        "RunPositionRecorded",
-      ),
+      Position.extend({
+        id: z.number().int().nullable().openapi({
+          example: 1,
+          description: "The position's id; null when the school year keeps no positions (only the run's last one)",
+        }),
+      }).openapi("RunPositionRecorded"),
       "The position recorded",
     ),
   },
@@ -351,35 +371,52 @@ const positionRoute = defineRoute({
 export const recordRouteRunPosition = operation(
   positionRoute,
   async (ctx, { params, body }: InputOf<typeof positionRoute>) => {
-    const route = await readRoute(ctx, params.id);
     const now = ctx.deps.clock.now();
+    const date = await schoolToday(ctx);
+    // One read: the route as the caller may see it, and its run under way today (with the school
+    // year's `keepBusPositions`); then the rate limit, then one write.
+    const read = new Batch(ctx);
+    const routeRead = read.read(routeQuery(ctx, params.id));
+    const runRead = read.read(
+      RouteRuns.select(ctx, {
+        id: routeRuns.id,
+        approachCheckedAt: routeRuns.approachCheckedAt,
+        keep: keepsPositions(ctx, date),
+      }).where(eq(routeRuns.routeId, params.id), eq(routeRuns.date, date), eq(routeRuns.status, "running")),
+    );
+    const found = await read.commit();
+    const route = routeOf(found.get(routeRead)[0], params.id);
     const limited = await hit(ctx.deps.db, `route-position:${route.id}`, 1, POSITION_EVERY_SECONDS, now);
     if (!limited.allowed) {
       throw new ApiError(429, m`One position every ${POSITION_EVERY_SECONDS} seconds`, {
         headers: { "retry-after": String(limited.retryAfter) },
       });
     }
-    const date = await schoolToday(ctx);
-    const run = await RouteRuns.select(ctx, { id: routeRuns.id, approachCheckedAt: routeRuns.approachCheckedAt })
-      .where(eq(routeRuns.routeId, route.id), eq(routeRuns.date, date), eq(routeRuns.status, "running"))
-      .first();
+    const [run] = found.get(runRead);
     if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
     const speed = body.speed ?? null;
     const at = now.toISOString();
-    // The run's last position is bookkeeping (no audit row per position); the position row is the record.
-    const write = new Batch(ctx).add(
-      ...RouteRunPositions.insert(ctx, { runId: run.id, lat: body.lat, lon: body.lon, speed, at: body.at }),
+    // The run's last position is bookkeeping (no audit row per position); the position row is the
+    // record, unless the school year keeps none: then the last position is all there is.
+    const write = new Batch(ctx);
+    if (run.keep) {
+      write.add(...RouteRunPositions.insert(ctx, { runId: run.id, lat: body.lat, lon: body.lon, speed, at: body.at }));
+    }
+    const inserted = run.keep
+      ? write.read(
+          RouteRunPositions.select(ctx, { id: routeRunPositions.id }).where(
+            eq(routeRunPositions.id, RouteRunPositions.insertedId()),
+          ),
+        )
+      : undefined;
+    write.add(
       ctx.deps.db
         .update(routeRuns)
         .set({ lastLat: body.lat, lastLon: body.lon, lastSpeed: speed, lastPositionAt: body.at, updatedAt: at })
         .where(RouteRuns.where(ctx, eq(routeRuns.id, run.id))),
     );
-    const inserted = write.read(
-      RouteRunPositions.select(ctx, { id: routeRunPositions.id }).where(
-        eq(routeRunPositions.id, RouteRunPositions.insertedId()),
-      ),
-    );
-    const positionId = (await write.commit()).get(inserted)[0]?.id ?? 0;
+    const committed = await write.commit();
+    const positionId = inserted ? (committed.get(inserted)[0]?.id ?? null) : null;
     // "Five minutes away": looked for at most once a minute per run.
     if (!run.approachCheckedAt || now.getTime() - Date.parse(run.approachCheckedAt) >= 60_000) {
       await checkApproaching(ctx, { runId: run.id, routeId: route.id, date, stops: route.stops });

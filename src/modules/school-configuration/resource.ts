@@ -27,12 +27,19 @@ const AutoConfirm = z.boolean().openapi({
   description: "Exit permissions for dates of this school year are confirmed as they are asked (the rules still apply)",
 });
 
+const KeepBusPositions = z.boolean().openapi({
+  example: true,
+  description:
+    "The bus positions of this school year's runs are kept for the day (false: none are kept, only each run's last position)",
+});
+
 const Create = z.object({
   name: Name,
   startDate: StartDate,
   endDate: EndDate,
   maxParentsPerFamily: MaxParents.default(2),
   autoConfirmExitPermissions: AutoConfirm.default(false),
+  keepBusPositions: KeepBusPositions.default(true),
 });
 
 const Update = z.object({
@@ -41,6 +48,7 @@ const Update = z.object({
   endDate: EndDate.optional(),
   maxParentsPerFamily: MaxParents.optional(),
   autoConfirmExitPermissions: AutoConfirm.optional(),
+  keepBusPositions: KeepBusPositions.optional(),
 });
 
 export const schoolConfigurationResource = defineResource({
@@ -60,6 +68,7 @@ export const schoolConfigurationResource = defineResource({
       .int()
       .openapi({ example: 2, description: "How many parents a family may have in this school" }),
     autoConfirmExitPermissions: AutoConfirm,
+    keepBusPositions: KeepBusPositions,
   }),
   toRecord: (_ctx, row) => ({
     ...timestamps(row),
@@ -68,6 +77,7 @@ export const schoolConfigurationResource = defineResource({
     endDate: row.endDate,
     maxParentsPerFamily: row.maxParentsPerFamily,
     autoConfirmExitPermissions: row.autoConfirmExitPermissions,
+    keepBusPositions: row.keepBusPositions,
   }),
 });
 

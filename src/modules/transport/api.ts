@@ -3,7 +3,7 @@
  * this folder is the module's own.
  */
 
-export { familyRoutes } from "./family";
+export { familyRides, familyRoutes } from "./family";
 export { permissions } from "./permissions";
 export { mayRide, type RiderDays, ridesOn, suspendedOn, whyNotRider } from "./riders";
 export { Direction, parseStops, RouteRecord, RouteStop, routeResource, type StopOut, stopsOf } from "./route";

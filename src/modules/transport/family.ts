@@ -13,8 +13,19 @@ import { Batch } from "../../db/batch";
 import { Delegates } from "../../db/schema/delegate";
 import { Parents, parents } from "../../db/schema/parent";
 import { Students, students } from "../../db/schema/student";
-import { RouteStudents, Routes, routeStudents, routes, Transports, transports } from "../../db/schema/transport";
-import { eq, gte, isNull, lte, sql } from "../../db/sql";
+import {
+  RouteAvailabilities,
+  RouteAvailabilityStudents,
+  RouteStudents,
+  Routes,
+  routeAvailabilities,
+  routeAvailabilityStudents,
+  routeStudents,
+  routes,
+  Transports,
+  transports,
+} from "../../db/schema/transport";
+import { eq, gte, isNull, lte, type SQLWrapper, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { orNull } from "../../lib/nullable";
@@ -115,7 +126,21 @@ const route = defineRoute({
 
 const delegateAlias = Delegates.alias("d");
 
-export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof route>) {
+export async function familyRoutes(ctx: SchoolCtx, input: InputOf<typeof route>) {
+  const { changes, ...answer } = await familyRides(ctx, input);
+  return answer;
+}
+
+/**
+ * The family's rides on the date (`GET /api/v1/route/mine`) and, with `dayChanges`, the children's
+ * confirmed changes of that day (a route change's `join` of another bus, an `away` from their own),
+ * read in the same batch: the live view follows the bus a child takes that day.
+ */
+export async function familyRides(
+  ctx: SchoolCtx,
+  { query }: InputOf<typeof route>,
+  options: { dayChanges?: boolean } = {},
+) {
   const self = ctx.userId ?? 0;
   const now = ctx.deps.clock.now();
   const d = delegateAlias.table;
@@ -133,7 +158,9 @@ export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof rou
   const own = Parents.pick(ctx, parents.id, eq(parents.userId, self));
   const candidate = sql`("fg"."parent_id" IN ${own} OR "fg"."parent_id" IN ${delegatedBy})`;
   const children = sql`(SELECT "fg"."student_id" FROM "guardian" "fg" WHERE ${candidate})`;
-  const linkedUsers = sql<string>`(SELECT json_group_array("fp"."user_id") FROM "guardian" "fg" INNER JOIN "parent" "fp" ON "fp"."id" = "fg"."parent_id" WHERE "fg"."student_id" = ${routeStudents.studentId} AND ${candidate})`;
+  const linkedUsersOf = (student: SQLWrapper) =>
+    sql<string>`(SELECT json_group_array("fp"."user_id") FROM "guardian" "fg" INNER JOIN "parent" "fp" ON "fp"."id" = "fg"."parent_id" WHERE "fg"."student_id" = ${student} AND ${candidate})`;
+  const linkedUsers = linkedUsersOf(routeStudents.studentId);
   // The day asked, or today in the school's zone: one of the UTC dates around now.
   const first = query.date ?? utcDate(now.getTime() - DAY_MS);
   const last = query.date ?? utcDate(now.getTime() + DAY_MS);
@@ -170,6 +197,37 @@ export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof rou
       .where(isNull(students.deletedAt), sql`${routeStudents.studentId} IN ${children}`)
       .limit(MAX_RIDES),
   );
+  const changes = options.dayChanges
+    ? batch.read(
+        RouteAvailabilityStudents.select(ctx, {
+          kind: routeAvailabilityStudents.kind,
+          date: routeAvailabilities.date,
+          studentId: students.id,
+          firstName: students.firstName,
+          lastName: students.lastName,
+          routeId: routes.id,
+          routeName: routes.name,
+          direction: routes.direction,
+          routeWeekdays: routes.weekdays,
+          routeLevels: routes.levels,
+          stopId: routeAvailabilityStudents.stopId,
+          stops: stopsOf(routes.id),
+          via: linkedUsersOf(routeAvailabilityStudents.studentId),
+        })
+          .join(RouteAvailabilities, eq(routeAvailabilities.id, routeAvailabilityStudents.routeAvailabilityId))
+          .join(Students, eq(students.id, routeAvailabilityStudents.studentId))
+          .join(Routes, eq(routes.id, routeAvailabilities.routeId))
+          .where(
+            isNull(students.deletedAt),
+            sql`${routeAvailabilityStudents.studentId} IN ${children}`,
+            eq(routeAvailabilityStudents.confirmed, true),
+            eq(routeAvailabilities.cancelled, false),
+            gte(routeAvailabilities.date, first),
+            lte(routeAvailabilities.date, last),
+          )
+          .limit(MAX_RIDES),
+      )
+    : undefined;
   const results = await batch.commit();
   const { calendar } = calendarOf(results, day);
   const date = query.date ?? dateIn(calendar.timeZone, now);
@@ -223,7 +281,28 @@ export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof rou
             ? -1
             : 1),
     );
-  return { date, weekday, holiday: off === "holiday", schoolDay: off === null, reason: off, data };
+  const dayChanges = (changes ? results.get(changes) : [])
+    .filter((c) => c.date === date && via(c).some((u) => actingFor.has(u)))
+    .map((c) => {
+      const stops = stopsOfRide(c.stops);
+      return {
+        kind: c.kind,
+        student: { id: c.studentId, firstName: c.firstName, lastName: c.lastName },
+        route: { id: c.routeId, name: c.routeName, direction: c.direction },
+        stop: stops.find((s) => s.id === c.stopId) ?? null,
+        stops,
+        runs: routeOff(date, calendar, { weekdays: c.routeWeekdays, levels: c.routeLevels }) === null,
+      };
+    });
+  return {
+    date,
+    weekday,
+    holiday: off === "holiday",
+    schoolDay: off === null,
+    reason: off,
+    data,
+    changes: dayChanges,
+  };
 }
 
 export const getFamilyRoutes = operation(route, familyRoutes);

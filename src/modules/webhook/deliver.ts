@@ -35,7 +35,7 @@ import {
 } from "./queue";
 import { openSecret } from "./secret";
 import { signedHeaders } from "./signing";
-import { refusedUrl } from "./url";
+import { refusedDestination } from "./url";
 
 /** How long a claimed attempt is held before another consumer may take it over. */
 const LEASE_MS = 60_000;
@@ -71,7 +71,8 @@ type Outcome = { statusCode: number | null; error: string | null; durationMs: nu
 
 async function post(url: string, headers: Record<string, string>, body: string, deps: Deps): Promise<Outcome> {
   const started = Date.now();
-  const refused = refusedUrl(url, deps.config.environment === "development");
+  // Checked again at each attempt: where the name points may have changed since the endpoint was saved.
+  const refused = await refusedDestination(url, deps.config.environment === "development", deps.resolver);
   if (refused) return { statusCode: null, error: `refused: ${refused}`, durationMs: 0, ok: false };
   try {
     const res = await fetch(url, {

@@ -20,7 +20,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { text } from "../../lib/text";
 import { permissions } from "./permissions";
 import { newSecret, sealSecret } from "./secret";
-import { refusedUrl } from "./url";
+import { refusedDestination } from "./url";
 
 /** How long the secret before a rotation still signs deliveries (both signatures are sent). */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -103,8 +103,8 @@ export const webhookResource = defineResource({
 });
 
 /** The URL's refusal under this deployment's rules, as a 422. */
-function checkUrl(ctx: SchoolCtx, url: string) {
-  const refused = refusedUrl(url, ctx.deps.config.environment === "development");
+async function checkUrl(ctx: SchoolCtx, url: string) {
+  const refused = await refusedDestination(url, ctx.deps.config.environment === "development", ctx.deps.resolver);
   if (refused) throw unprocessable(m`This URL cannot receive webhooks: ${verbatim(refused)}`);
 }
 
@@ -152,7 +152,7 @@ const createRoute = defineRoute({
 });
 
 export const createWebhook = operation(createRoute, async (ctx, { body }: InputOf<typeof createRoute>) => {
-  checkUrl(ctx, body.url);
+  await checkUrl(ctx, body.url);
   const secret = newSecret();
   const batch = new Batch(ctx).add(
     ...WebhookEndpoints.insert(ctx, {
@@ -181,8 +181,8 @@ export const updateWebhook = webhookResource.update({
   }),
   errors: [422],
   examples: { 422: "This URL cannot receive webhooks: not https" },
-  values: (ctx, { body }) => {
-    if (body.url !== undefined) checkUrl(ctx, body.url);
+  values: async (ctx, { body }) => {
+    if (body.url !== undefined) await checkUrl(ctx, body.url);
     return {
       ...(body.url !== undefined && { url: body.url }),
       ...(body.description !== undefined && { description: body.description }),

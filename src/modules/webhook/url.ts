@@ -3,9 +3,11 @@
  * no loopback, private, link-local, shared or metadata addresses, no `localhost` or internal names,
  * no credentials in the URL. Redirects are never followed (a 3xx is a failed attempt), so a public
  * URL cannot bounce a delivery to an internal one. Development may use http and localhost (a
- * receiver on the developer's machine). A host name that resolves to a private address is left to
- * the platform: a Worker's `fetch` reaches no private network of ours.
+ * receiver on the developer's machine). A host name is resolved (DNS over HTTPS, `Deps.resolver`)
+ * and refused when any of its A or AAAA addresses is one of those, or when it resolves to nothing:
+ * when the endpoint is saved and again before each attempt, since DNS can change between them.
  */
+import type { Resolver } from "../../lib/dns";
 
 function ipv4(host: string): number[] | undefined {
   const parts = host.split(".");
@@ -52,9 +54,42 @@ export function refusedUrl(raw: string, development: boolean): string | undefine
   if (url.protocol !== "https:") return "not https";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const v4 = ipv4(host);
-  if (v4) return privateV4(v4) ? "a private, loopback or link-local address" : undefined;
-  if (host.includes(":")) return privateV6(host) ? "a private, loopback or link-local address" : undefined;
+  if (v4) return privateV4(v4) ? PRIVATE : undefined;
+  if (host.includes(":")) return privateV6(host) ? PRIVATE : undefined;
   if (!host.includes(".") || INTERNAL_NAMES.test(host.replace(/\.$/, ""))) return "an internal host name";
   if (/^metadata(\.|$)/i.test(host)) return "a metadata address";
   return undefined;
+}
+
+const PRIVATE = "a private, loopback or link-local address";
+
+/** Whether an address literal (IPv4 or IPv6) is not a public one. */
+export function privateAddress(address: string): boolean {
+  const host = address.replace(/^\[|\]$/g, "");
+  const v4 = ipv4(host);
+  if (v4) return privateV4(v4);
+  return host.includes(":") ? privateV6(host) : true;
+}
+
+/**
+ * Why `url` may not receive webhooks here, or undefined when it may: `refusedUrl`, then (outside
+ * development) the addresses its host name resolves to, every one of which must be public.
+ */
+export async function refusedDestination(
+  raw: string,
+  development: boolean,
+  resolver: Resolver,
+): Promise<string | undefined> {
+  const refused = refusedUrl(raw, development);
+  if (refused || development) return refused;
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, "");
+  if (ipv4(host) || host.includes(":")) return undefined;
+  let addresses: string[];
+  try {
+    addresses = await resolver.resolve(host);
+  } catch {
+    return "its host name could not be resolved";
+  }
+  if (addresses.length === 0) return "its host name does not resolve";
+  return addresses.some(privateAddress) ? `its host name resolves to ${PRIVATE}` : undefined;
 }
