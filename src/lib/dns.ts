@@ -6,6 +6,7 @@
  * before it posts there (src/modules/webhook/url.ts). A dependency (`Deps.resolver`) so tests resolve
  * against a DoH server of their own on loopback.
  */
+import { z } from "@hono/zod-openapi";
 
 /** Looks up a host name's addresses. */
 export interface Resolver {
@@ -22,10 +23,11 @@ const TYPES = { A: 1, AAAA: 28 } as const;
 /** The DNS response codes the answer's `Status` carries: 0 NOERROR, 3 NXDOMAIN. */
 const NXDOMAIN = 3;
 
-interface DohAnswer {
-  Status: number;
-  Answer?: { name?: string; type: number; data: string }[];
-}
+/** What the JSON API answers, checked: a resolver's answer is outside data like any other. */
+const DohAnswer = z.object({
+  Status: z.number().int(),
+  Answer: z.array(z.object({ name: z.string().optional(), type: z.number().int(), data: z.string() })).optional(),
+});
 
 /** Resolves with DNS-over-HTTPS at `endpoint` (the JSON API), A and AAAA at once. */
 export function dohResolver(endpoint = CLOUDFLARE_DOH, options: { timeoutMs?: number } = {}): Resolver {
@@ -43,7 +45,9 @@ export function dohResolver(endpoint = CLOUDFLARE_DOH, options: { timeoutMs?: nu
       await res.body?.cancel();
       throw new Error(`DNS over HTTPS answered ${res.status}`);
     }
-    const answer = (await res.json()) as DohAnswer;
+    const parsed = DohAnswer.safeParse(await res.json().catch(() => undefined));
+    if (!parsed.success) throw new Error("DNS over HTTPS answered something other than the JSON API");
+    const answer = parsed.data;
     if (answer.Status === NXDOMAIN) return [];
     if (answer.Status !== 0) throw new Error(`DNS answered status ${answer.Status}`);
     return (answer.Answer ?? []).filter((a) => a.type === TYPES[type]).map((a) => a.data);
