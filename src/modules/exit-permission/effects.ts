@@ -36,10 +36,7 @@ export const dayOf = (ctx: SchoolCtx, routeId: number, date: string): SQL<number
 
 /** The day row of a route on a date, made when missing (two at once make one: the unique index). */
 const ensureDay = (ctx: SchoolCtx, routeId: number, date: string): Statement =>
-  ctx.deps.db
-    .insert(routeAvailabilities)
-    .values({ schoolId: ctx.schoolId, routeId, date, createdAt: now(ctx), updatedAt: now(ctx) })
-    .onConflictDoNothing();
+  RouteAvailabilities.insertRow(ctx, { routeId, date }).onConflictDoNothing();
 
 /** Takes a seat on the day: one conditional UPDATE and the guard that aborts the batch without one. */
 function takeSeat(ctx: SchoolCtx, routeId: number, transportId: number, date: string): Statement[] {
@@ -80,12 +77,9 @@ function addChange(
     confirmed: true,
     exitPermissionId: c.permission,
   };
-  const at = now(ctx);
   return [
     ...nextVersion(ctx, day),
-    ctx.deps.db
-      .insert(routeAvailabilityStudents)
-      .values({ ...values, schoolId: ctx.schoolId, createdAt: at, updatedAt: at }),
+    RouteAvailabilityStudents.insertRow(ctx, values),
     auditCreate(ctx, RouteAvailabilityStudents.audit, values, ctx.schoolId),
     stampVersion(ctx, RouteAvailabilityStudents.insertedId(), day),
     listChange(ctx, day, c.studentId, c.kind === "join" ? "added" : "away", c.reason),

@@ -25,17 +25,14 @@ import { weekdayBit } from "./day";
  * day at once make one row). The route was read in this school before.
  */
 export async function dayRow(ctx: SchoolCtx, routeId: number, date: string): Promise<number> {
-  const at = now(ctx);
   const batch = new Batch(ctx);
   const upsert = batch.result(
-    ctx.deps.db
-      .insert(routeAvailabilities)
-      .values({ schoolId: ctx.schoolId, routeId, date, createdAt: at, updatedAt: at })
+    RouteAvailabilities.insertRow(ctx, { routeId, date })
       .onConflictDoUpdate({
         target: [routeAvailabilities.routeId, routeAvailabilities.date],
         // A no-op that lets RETURNING answer the existing row.
         set: { date: sql`excluded.date` },
-        setWhere: RouteAvailabilities.scope(ctx),
+        setWhere: RouteAvailabilities.where(ctx),
       })
       .returning({ id: routeAvailabilities.id }),
   );

@@ -106,14 +106,11 @@ export function joinSchool(
   extra: { invitedAt?: string } = {},
 ): Statement {
   const at = now(ctx);
-  return ctx.deps.db
-    .insert(schoolUsers)
-    .values({ schoolId: ctx.schoolId, userId, createdAt: at, updatedAt: at, ...extra })
-    .onConflictDoUpdate({
-      target: SchoolUsers.schoolKey(schoolUsers.userId),
-      set: { deletedAt: null, updatedAt: at, ...extra },
-      setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
-    });
+  return SchoolUsers.insertRow(ctx, { userId, ...extra }).onConflictDoUpdate({
+    target: SchoolUsers.schoolKey(schoolUsers.userId),
+    set: { deletedAt: null, updatedAt: at, ...extra },
+    setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
+  });
 }
 
 /**
