@@ -60,14 +60,14 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
           .select(
             sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, j.value->>1, j.value->>2, j.value->>3, j.value->>5, j.value->>6
               ${known} AND NOT EXISTS (SELECT 1 FROM ${m.from}
-                WHERE ${m.scope(ctx)} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
+                WHERE ${m.where(ctx, sql`m.user_id = u.id AND m.deleted_at IS NULL`)})`,
           )
           .onConflictDoNothing(),
         db.insert(auditLog).select(sql`
         SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
           ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
         ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
-        CROSS JOIN ${c.from} ON ${c.scope(ctx)} AND c.user_id = u.id WHERE c.created_at = ${now}`),
+        ${c.joinOn(ctx, sql`c.user_id = u.id`, "CROSS JOIN")} WHERE c.created_at = ${now}`),
         db
           .insert(users)
           .select(
@@ -92,7 +92,7 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
         SELECT ${actor}, 'role-user', ru.id, 'create',
           json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
         FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN ${ru.from} ON ru.user_id = u.id AND ${ru.scope(ctx)} AND ru.role_id = ${roleId}
+        ${ru.joinOn(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`, "CROSS JOIN")}
         WHERE ru.created_at = ${now}`),
       ];
     },

@@ -174,9 +174,9 @@ async function writeBatch(
     SELECT
       (SELECT levels FROM school WHERE id = ${school}) AS levels,
       (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN ${t.from} ON ${t.scope(ctx)} AND t.user_id = u.id) AS teachers,
+        ${t.joinOn(ctx, sql`t.user_id = u.id`, "CROSS JOIN")}) AS teachers,
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
-        CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value AND s.deleted_at IS NULL) AS students`);
+        ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS students`);
   const levels = readLevels(answer?.levels ?? "[]");
   const teachers = new Set(Names.parse(JSON.parse(answer?.teachers ?? "[]")));
   const students = new Set(Names.parse(JSON.parse(answer?.students ?? "[]")));
@@ -210,7 +210,7 @@ async function writeBatch(
   const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
   const { actor, change, progress } = batchWrites(ctx, processId, now);
   // The year's group of that name whatever its case or accents (the row's search copy, 6).
-  const groupOf = sql`CROSS JOIN ${g.from} ON ${g.scope(ctx)} AND g.school_year = j.value->>2 AND g.name_search = j.value->>6`;
+  const groupOf = g.joinOn(ctx, sql`g.school_year = j.value->>2 AND g.name_search = j.value->>6`, "CROSS JOIN");
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
   const links = (
     table: "group_teacher" | "group_student",
@@ -240,8 +240,8 @@ async function writeBatch(
       CROSS JOIN ${sql.identifier(table)} l ON l.group_id = g.id AND l.${sql.identifier(column)} = x.id
       WHERE l.created_at = ${now}`),
   ];
-  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value CROSS JOIN ${xTeacher.from} ON ${xTeacher.scope(ctx)} AND x.user_id = u.id`;
-  const studentJoin = sql`CROSS JOIN ${xStudent.from} ON ${xStudent.scope(ctx)} AND x.id_number = m.value AND x.deleted_at IS NULL`;
+  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value ${xTeacher.joinOn(ctx, sql`x.user_id = u.id`, "CROSS JOIN")}`;
+  const studentJoin = xStudent.joinOn(ctx, sql`x.id_number = m.value AND x.deleted_at IS NULL`, "CROSS JOIN");
 
   const statements: [Statement, ...Statement[]] = [
     db.insert(auditLog).select(sql`

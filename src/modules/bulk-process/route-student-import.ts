@@ -287,7 +287,7 @@ async function writeBatch(
   const rows = JSON.stringify(ok);
   const { actor, change, progress } = batchWrites(ctx, processId, now);
   // The rider of each row (route 0, student 1), once written.
-  const riderOf = sql`CROSS JOIN ${rs.from} ON ${rs.scope(ctx)} AND rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`;
+  const riderOf = rs.joinOn(ctx, sql`rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`, "CROSS JOIN");
   const differs = sql`(rs.stop_id IS NOT j.value->>2 OR rs.weekdays IS NOT j.value->>3)`;
   const statements: [Statement, ...Statement[]] = [
     db.insert(auditLog).select(sql`

@@ -171,15 +171,15 @@ export function withdrawEffects(ctx: SchoolCtx, ids: SQL): Statement[] {
     ),
     ctx.deps.db.insert(routeListChanges).select(
       sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${c.studentId}, CASE ${c.kind} WHEN 'join' THEN 'removed' ELSE 'back' END, ${c.reason}, ${now(ctx)}
-          FROM ${change.from} JOIN ${day.from} ON ${d.id} = ${c.routeAvailabilityId} AND ${day.scope(ctx)}
-          WHERE ${change.scope(ctx)} AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`,
+          FROM ${change.from} ${day.joinOn(ctx, sql`${d.id} = ${c.routeAvailabilityId}`)}
+          WHERE ${change.where(ctx, sql`${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`)}`,
     ),
     // One seat back per join withdrawn on the day (several permissions may be withdrawn at once).
     ...RouteAvailabilities.update(
       ctx,
       and(inList(routeAvailabilities.id, joinDays), gt(routeAvailabilities.taken, 0)),
       {
-        taken: sql`max(0, ${routeAvailabilities.taken} - (SELECT count(*) FROM ${change.from} WHERE ${change.scope(ctx)} AND ${c.routeAvailabilityId} = ${routeAvailabilities.id} AND ${c.kind} = 'join' AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}))`,
+        taken: sql`max(0, ${routeAvailabilities.taken} - (SELECT count(*) FROM ${change.from} WHERE ${change.where(ctx, sql`${c.routeAvailabilityId} = ${routeAvailabilities.id} AND ${c.kind} = 'join' AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`)}))`,
       },
       "free-seat",
     ),

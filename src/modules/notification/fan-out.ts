@@ -109,7 +109,7 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   const channels = channelsOf(category);
   const pref = NotificationPreferences.alias("np");
   const pt = pref.table;
-  const prefJoin = sql`LEFT JOIN ${pref.from} ON ${pref.scope(ctx)} AND ${pt.userId} = r.user_id`;
+  const prefJoin = pref.joinOn(ctx, sql`${pt.userId} = r.user_id`, "LEFT JOIN");
   const inbox = channels ? sql`ifnull(${pt[channels.inbox]}, 1)` : sql`1`;
 
   const batch = new Batch(ctx);
@@ -220,8 +220,8 @@ function pushRows(
       sql`SELECT NULL, ${n.at}, ${n.at}, ${ctx.schoolId}, ${n.id}, ${ct.id}, ${deviceTokens.id}, 'pending', ${dueAt}, 0, NULL, NULL, NULL
         FROM ${copy.from}
         INNER JOIN ${deviceTokens} ON ${deviceTokens.userId} = ${ct.userId}
-        LEFT JOIN ${pref.from} ON ${pref.scope(ctx)} AND ${pt.userId} = ${ct.userId}
-        WHERE ${copy.scope(ctx)} AND ${ct.notificationId} = ${n.id} AND ${ct.deletedAt} IS NULL
+        ${pref.joinOn(ctx, sql`${pt.userId} = ${ct.userId}`, "LEFT JOIN")}
+        WHERE ${copy.where(ctx, sql`${ct.notificationId} = ${n.id} AND ${ct.deletedAt} IS NULL`)}
           AND ${ct.userId} IN (SELECT "userId" FROM (${n.chunk})) AND ${allowed}`,
     )
     .onConflictDoNothing();

@@ -156,7 +156,7 @@ export function ridersChanged(
   const days = RouteAvailabilities.pick(
     ctx,
     routeAvailabilities.id,
-    sql`${routeAvailabilities.id} IN (SELECT ${d.id} FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)})`,
+    sql`${routeAvailabilities.id} IN (SELECT ${d.id} FROM ${day.from} ${rs.joinOn(ctx, rides)} WHERE ${day.where(ctx)})`,
   );
   return [
     ...RouteAvailabilities.update(
@@ -170,7 +170,7 @@ export function ridersChanged(
     ),
     ctx.deps.db.insert(routeListChanges).select(
       sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
-          FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)}`,
+          FROM ${day.from} ${rs.joinOn(ctx, rides)} WHERE ${day.where(ctx)}`,
     ),
   ];
 }
