@@ -36,46 +36,11 @@ import { calendarDate } from "../../lib/zoned-time";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
 import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
+import { LEVEL_NAMES, RELATIONSHIP_NAMES, RELATIONSHIPS, type Relationship, relationshipOf } from "./family-names";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 
 /** The role the families import gives the parents it finds (the upload checks the right to give it). */
 export const FAMILY_ROLE = "parent" as const;
-
-const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
-type Relationship = (typeof RELATIONSHIPS)[number];
-const relationshipOf = (v: unknown): Relationship | null => RELATIONSHIPS.find((r) => r === v) ?? null;
-const RELATIONSHIP_NAMES: Record<string, Relationship> = {
-  mother: "mother",
-  mom: "mother",
-  madre: "mother",
-  mama: "mother",
-  father: "father",
-  dad: "father",
-  padre: "father",
-  papa: "father",
-  guardian: "guardian",
-  tutor: "guardian",
-  tutora: "guardian",
-  grandparent: "grandparent",
-  abuelo: "grandparent",
-  abuela: "grandparent",
-  other: "other",
-  otro: "other",
-  otra: "other",
-};
-
-const LEVEL_NAMES: Record<string, Level> = {
-  preschool: "preschool",
-  preescolar: "preschool",
-  kinder: "preschool",
-  elementary: "elementary",
-  primaria: "elementary",
-  middle: "middle",
-  secundaria: "middle",
-  high: "high",
-  preparatoria: "high",
-  bachillerato: "high",
-};
 
 const text = (max: number) => z.string().trim().max(max);
 const optional = (max: number) =>
