@@ -12,7 +12,8 @@
  *   `schoolId` column used in a module, or `school_id` in SQL text.
  * - `tenantWrites` (`tenantRules`): in src/modules, a table's scope placed by hand (`X.scope(ctx)`),
  *   `insertedSchool(`, a `schoolId:` value in a write (`.values({...})`, `.set({...})`,
- *   `columnList(t, {...})`, or `schoolId: ctx.schoolId` anywhere), and `ofSchool(` outside the
+ *   `columnList(t, {...})`, or `schoolId: ctx.schoolId` anywhere), the current school as a value
+ *   in an `sql` template (`${ctx.schoolId}`, or a `const school = ctx.schoolId`), and `ofSchool(` outside the
  *   platform files of `OTHER_SCHOOL_FILES`: the data layer writes the school (`insertRow`,
  *   `insertFrom`, `joinOn`, `where`, `exists`, `pick`). Files still holding some are listed with
  *   their count in `LEFT_TO_CONVERT`, which may only go down.
@@ -189,8 +190,32 @@ export const LEFT_TO_CONVERT: Readonly<Record<string, number>> = {
 /** Callees whose object-literal argument is a written row: a `schoolId` key there is a hand-written school. */
 const WRITE_CALLS = new Set(["values", "set", "columnList"]);
 
+/** Names a file gives the current school: `const school = ctx.schoolId` (or `?? 0`). */
+const schoolNames = new WeakMap<ts.SourceFile, Set<string>>();
+
+/**
+ * `ctx.schoolId`, or a name the file gives it: the school written as a value into hand-written SQL
+ * (a positional `school_id` of an `INSERT ... SELECT`, a hand-made condition).
+ */
+function isSchoolValue(expression: ts.Expression, source: ts.SourceFile): boolean {
+  const text = expression.getText(source);
+  if (text === "ctx.schoolId") return true;
+  let names = schoolNames.get(source);
+  if (!names) {
+    names = new Set([...source.text.matchAll(/const (\w+) = ctx\.schoolId(?: \?\? 0)?;/g)].map((m) => m[1] ?? ""));
+    schoolNames.set(source, names);
+  }
+  return ts.isIdentifier(expression) && names.has(text);
+}
+
 /** The `tenantWrites` rule at one node of a module file (see the file's comment). */
 function tenantRules(node: ts.Node, file: string, source: ts.SourceFile, found: (node: ts.Node) => void) {
+  if (ts.isTemplateSpan(node) && isSchoolValue(node.expression, source)) {
+    const template = node.parent.parent;
+    if (ts.isTaggedTemplateExpression(template) && template.tag.getText(source).startsWith("sql"))
+      found(node.expression);
+    return;
+  }
   if (ts.isCallExpression(node)) {
     const callee = node.expression;
     const name = ts.isPropertyAccessExpression(callee)

@@ -11,6 +11,11 @@
  * - `insert`, `update`, `delete` (and the guarded one-row `updateOne`, `deleteOne`) give the
  *   statements of a write with its audit row, for one `commit` (src/db/write.ts); the folded
  *   copies of searched columns (src/db/search.ts) are written with the values.
+ * - hand-written set-based SQL (over `json_each` rows) names the table through the accessor too:
+ *   `insertFrom` (INSERT ... SELECT, the school and timestamps written here), `insertRow` (one row
+ *   for an upsert), `joinOn` (a JOIN item with its scope), `where(ctx, ...)` (its WHERE),
+ *   `exists` and `pick` (one-table subqueries). A module never calls `scope` itself
+ *   (scripts/architecture.ts refuses it).
  *
  * @example
  * export const Documents = dataTable(documents, { entity: "document" });
@@ -191,8 +196,8 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
   }
 
   /**
-   * The current school as the `school_id` column of a set-based `INSERT ... SELECT` (what `insert`
-   * writes itself for one row), under the column's name.
+   * The current school as the `school_id` column of a drizzle `INSERT ... SELECT`, under the
+   * column's name. Superseded by `insertFrom`; modules may not call it (scripts/architecture.ts).
    */
   insertedSchool(ctx: SchoolCtx): SQL.Aliased<number> {
     const column = this.schoolColumnOrThrow();

@@ -10,7 +10,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { auditLog } from "../../db/schema/audit-log";
-import { Groups, groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
 import { type SQL, sql } from "../../db/sql";
@@ -219,20 +219,18 @@ async function writeBatch(
     join: SQL,
   ) => [
     table === "group_teacher"
-      ? db
-          .insert(groupTeachers)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id, NULL FROM json_each(${rows}) j ${groupOf}
+      ? GroupTeachers.insertFrom(
+          ctx,
+          (row) => sql`SELECT ${row({ groupId: sql`g.id`, teacherId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          )
-          .onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
-      : db
-          .insert(groupStudents)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id FROM json_each(${rows}) j ${groupOf}
+          now,
+        ).onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
+      : GroupStudents.insertFrom(
+          ctx,
+          (row) => sql`SELECT ${row({ groupId: sql`g.id`, studentId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          )
-          .onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
+          now,
+        ).onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${table === "group_teacher" ? "group-teacher" : "group-student"}, l.id, 'create', json_object(
         ${change("groupId", "l.group_id")}, ${change(column === "teacher_id" ? "teacherId" : "studentId", `l.${column}`)}), NULL
@@ -251,23 +249,23 @@ async function writeBatch(
           ('grade', CASE WHEN j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3
             THEN json_object('old', g.grade, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`),
-    db
-      .insert(groups)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL, j.value->>6
+    Groups.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ name: sql`j.value->>0`, level: sql`j.value->>1`, schoolYear: sql`j.value->>2`, grade: sql`j.value->>3`, nameSearch: sql`j.value->>6` })}
           FROM json_each(${rows}) j WHERE true`,
-      )
-      .onConflictDoUpdate({
-        // An existing group keeps its name as spelt.
-        target: Groups.schoolKey(groups.schoolYear, groups.nameSearch),
-        set: {
-          level: sql`excluded.level`,
-          grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
-          updatedAt: now,
-        },
-        setWhere: sql`"school_group"."level" IS NOT excluded.level
+      now,
+    ).onConflictDoUpdate({
+      // An existing group keeps its name as spelt.
+      target: Groups.schoolKey(groups.schoolYear, groups.nameSearch),
+      set: {
+        level: sql`excluded.level`,
+        grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
+        updatedAt: now,
+      },
+      setWhere: sql`"school_group"."level" IS NOT excluded.level
           OR (excluded.grade IS NOT NULL AND "school_group"."grade" IS NOT excluded.grade)`,
-      }),
+    }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'group', g.id, 'create', json_object(${change("name", "g.name")}, ${change("level", "g.level")},
         ${change("schoolYear", "g.school_year")}, ${change("grade", "g.grade")}), NULL

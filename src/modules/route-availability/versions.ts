@@ -111,12 +111,12 @@ export function changesSince(ctx: SchoolCtx, routeId: number, date: string, sinc
 export function markPrinted(ctx: SchoolCtx, routeSet: SQLWrapper, date: string): Statement[] {
   const at = now(ctx);
   return [
-    ctx.deps.db
-      .insert(routeAvailabilities)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, r.value, ${date}, NULL, 0, 1, NULL, NULL, 0 FROM ${routeSet} AS r WHERE true`,
-      )
-      .onConflictDoNothing(),
+    RouteAvailabilities.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ routeId: sql`r.value`, date, taken: sql`0`, version: sql`1`, cancelled: sql`0` })} FROM ${routeSet} AS r WHERE true`,
+      at,
+    ).onConflictDoNothing(),
     ctx.deps.db
       .update(routeAvailabilities)
       .set({ printedVersion: sql`${routeAvailabilities.version}`, printedAt: at })
