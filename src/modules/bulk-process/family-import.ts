@@ -18,11 +18,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { auditLog } from "../../db/schema/audit-log";
-import { RoleUsers } from "../../db/schema/core";
+import { RoleUsers, Schools, schools } from "../../db/schema/core";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { type SQL, sql } from "../../db/sql";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
@@ -313,7 +313,6 @@ async function writeBatch(
   state: State,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
   const roleId = BUILTIN_ROLES[FAMILY_ROLE].id;
   const now = clock.now().toISOString();
 
@@ -324,7 +323,7 @@ async function writeBatch(
   const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
   const answer = await db.get<{ fams: string; people: string; studs: string; lim: number; levels: string }>(sql`
     SELECT
-      (SELECT levels FROM school WHERE id = ${school}) AS levels,
+      (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(json_array(f.family_number_search, (SELECT json_group_array(u.phone)
           FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
         FROM json_each(${numbersJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value`, "CROSS JOIN")}) AS fams,

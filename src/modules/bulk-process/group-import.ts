@@ -10,10 +10,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { auditLog } from "../../db/schema/audit-log";
+import { Schools, schools } from "../../db/schema/core";
 import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
-import { type SQL, sql } from "../../db/sql";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
@@ -164,7 +165,6 @@ async function writeBatch(
   addError: (e: FieldError) => void,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
   const now = clock.now().toISOString();
 
   // One read: the school's levels, which phones are teachers here, which id numbers are students.
@@ -172,7 +172,7 @@ async function writeBatch(
   const idsJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[5]))]);
   const answer = await db.get<{ levels: string; teachers: string; students: string }>(sql`
     SELECT
-      (SELECT levels FROM school WHERE id = ${school}) AS levels,
+      (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
         ${t.joinOn(ctx, sql`t.user_id = u.id`, "CROSS JOIN")}) AS teachers,
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
