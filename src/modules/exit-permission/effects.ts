@@ -170,7 +170,7 @@ export function withdrawEffects(ctx: SchoolCtx, ids: SQL): Statement[] {
       "new-version",
     ),
     ctx.deps.db.insert(routeListChanges).select(
-      sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${c.studentId}, CASE ${c.kind} WHEN 'join' THEN 'removed' ELSE 'back' END, ${c.reason}, ${now(ctx)}
+      sql`SELECT NULL, ${day.schoolOf()}, ${d.id}, ${d.version}, ${c.studentId}, CASE ${c.kind} WHEN 'join' THEN 'removed' ELSE 'back' END, ${c.reason}, ${now(ctx)}
           FROM ${change.from} ${day.joinOn(ctx, sql`${d.id} = ${c.routeAvailabilityId}`)}
           WHERE ${change.where(ctx, sql`${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`)}`,
     ),

@@ -169,7 +169,7 @@ export function ridersChanged(
       "new-version",
     ),
     ctx.deps.db.insert(routeListChanges).select(
-      sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
+      sql`SELECT NULL, ${day.schoolOf()}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
           FROM ${day.from} ${rs.joinOn(ctx, rides)} WHERE ${day.where(ctx)}`,
     ),
   ];
