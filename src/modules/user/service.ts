@@ -104,7 +104,7 @@ export function joinSchool(
   extra: { invitedAt?: string } = {},
 ): Statement {
   const at = now(ctx);
-  return SchoolUsers.insertRow(ctx, { userId, ...extra }).onConflictDoUpdate({
+  return SchoolUsers.insertRow(ctx, { userId, ...extra }, at).onConflictDoUpdate({
     target: SchoolUsers.schoolKey(schoolUsers.userId),
     set: { deletedAt: null, updatedAt: at, ...extra },
     setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
