@@ -249,7 +249,7 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * const f = Families.alias("f");
    * sql`SELECT f.id FROM json_each(${json}) j ${f.joinOn(ctx, sql`f.family_number = j.value`, "CROSS JOIN")}`
    */
-  joinOn(ctx: C, on: SQL | undefined, kind: "JOIN" | "LEFT JOIN" | "CROSS JOIN" = "JOIN"): SQL {
+  joinOn(ctx: C, on: SQL, kind: "JOIN" | "LEFT JOIN" | "CROSS JOIN" = "JOIN"): SQL {
     return sql`${sql.raw(kind)} ${this.from} ON ${this.where(ctx, on)}`;
   }
 
