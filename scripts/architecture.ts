@@ -10,6 +10,13 @@
  * - `libImportsModules`: files of src/lib that import a module (or the middleware).
  * - `tenantConditions`: tenant conditions written outside the data layer (src/db): a table's
  *   `schoolId` column used in a module, or `school_id` in SQL text.
+ * - `tenantWrites` (`tenantRules`): in src/modules, a table's scope placed by hand (`X.scope(ctx)`),
+ *   `insertedSchool(`, a `schoolId:` value in a write (`.values({...})`, `.set({...})`,
+ *   `columnList(t, {...})`, or `schoolId: ctx.schoolId` anywhere), the current school as a value
+ *   in an `sql` template (`${ctx.schoolId}`, or a `const school = ctx.schoolId`), and `ofSchool(` outside the
+ *   platform files of `OTHER_SCHOOL_FILES`: the data layer writes the school (`insertRow`,
+ *   `insertFrom`, `joinOn`, `where`, `exists`, `pick`). Files still holding some are listed with
+ *   their count in `LEFT_TO_CONVERT`, which may only go down.
  * - `cycles`: import cycles among src files (runtime imports; `import type` does not count).
  * - `moduleCycles`: cycles among modules, counting every runtime import between them, the dynamic
  *   `import()`s too (a lazy import hides a cycle from the file graph, not from the reader).
@@ -132,6 +139,7 @@ export interface Report {
   internalImports: Finding[];
   libImportsModules: Finding[];
   tenantConditions: Finding[];
+  tenantWrites: Finding[];
   cycles: string[][];
   moduleCycles: string[][];
   upwardImports: Finding[];
@@ -151,6 +159,97 @@ const MESSAGE_ARGUMENT: Record<string, number> = {
   verbatim: 0,
 };
 
+/**
+ * Platform code about another school than the current one, which names that school with
+ * `X.ofSchool(school)` (src/db/table.ts): each file with its reason.
+ */
+export const OTHER_SCHOOL_FILES: Readonly<Record<string, string>> = {
+  "src/modules/school/resource.ts": "a school's own address, read with the school",
+  "src/modules/school/service.ts": "a school's address and the rows of a school being deleted",
+  "src/modules/application-module/state.ts": "the modules of a named school (public pages, a user's schools)",
+  "src/modules/bulk-process/export.ts": "the school export: every table's rows of the school (dump.ts ofSchool)",
+  "src/modules/exit-permission/pass.ts": "the public pickup pass: no current school, the permission's row names it",
+  "src/modules/user/identity.ts": "a person's copy in the school a row names (a user across their schools)",
+  "src/modules/user/people.ts": "the profiles a membership removes, in the membership's own school",
+  "src/modules/user/service.ts": "another administrator of the membership's own school (deleting a user)",
+  "src/modules/teacher/staff.ts": "removed from the profile's own school, for a query with no context at hand",
+};
+
+/**
+ * Module files that still write tenant conditions or school values by hand, with how many
+ * (`tenantWrites`): the count may only go down (the test holds each file to it exactly, so a
+ * conversion lowers it here).
+ */
+export const LEFT_TO_CONVERT: Readonly<Record<string, number>> = {
+  // Being changed by others while this rule was written.
+  "src/modules/dismissal/events.ts": 2,
+  "src/modules/webhook/emit.ts": 3,
+  // route_list_change has no accessor (no record timestamps) to write its school.
+  "src/modules/route-availability/versions.ts": 1,
+  // Audit rows and payloads written by hand (the school in `audit_log`, `json_object('schoolId', ...)`):
+  // they go with the audit half of issue 31 §3.
+  "src/modules/bulk-process/batch-writes.ts": 1,
+  "src/modules/user/service.ts": 2,
+};
+
+/** Callees whose object-literal argument is a written row: a `schoolId` key there is a hand-written school. */
+const WRITE_CALLS = new Set(["values", "set", "columnList"]);
+
+/** Names a file gives the current school: `const school = ctx.schoolId` (or `?? 0`). */
+const schoolNames = new WeakMap<ts.SourceFile, Set<string>>();
+
+/**
+ * `ctx.schoolId`, or a name the file gives it: the school written as a value into hand-written SQL
+ * (a positional `school_id` of an `INSERT ... SELECT`, a hand-made condition).
+ */
+function isSchoolValue(expression: ts.Expression, source: ts.SourceFile): boolean {
+  const text = expression.getText(source);
+  if (text === "ctx.schoolId") return true;
+  let names = schoolNames.get(source);
+  if (!names) {
+    names = new Set([...source.text.matchAll(/const (\w+) = ctx\.schoolId(?: \?\? 0)?;/g)].map((m) => m[1] ?? ""));
+    schoolNames.set(source, names);
+  }
+  return ts.isIdentifier(expression) && names.has(text);
+}
+
+/** The `tenantWrites` rule at one node of a module file (see the file's comment). */
+function tenantRules(node: ts.Node, file: string, source: ts.SourceFile, found: (node: ts.Node) => void) {
+  if (ts.isTemplateSpan(node) && isSchoolValue(node.expression, source)) {
+    const template = node.parent.parent;
+    if (ts.isTaggedTemplateExpression(template) && template.tag.getText(source).startsWith("sql"))
+      found(node.expression);
+    return;
+  }
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    const name = ts.isPropertyAccessExpression(callee)
+      ? callee.name.text
+      : ts.isIdentifier(callee)
+        ? callee.text
+        : undefined;
+    if (name === "scope" && ts.isPropertyAccessExpression(callee)) found(node);
+    if (name === "insertedSchool") found(node);
+    if (name === "ofSchool" && !Object.hasOwn(OTHER_SCHOOL_FILES, file.split(sep).join("/"))) found(node);
+    return;
+  }
+  if (!(ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node))) return;
+  if (node.name.getText(source) !== "schoolId") return;
+  const value = ts.isPropertyAssignment(node) ? node.initializer.getText(source) : "schoolId";
+  const literal = node.parent;
+  const call = literal.parent;
+  const callee = call && ts.isCallExpression(call) ? call.expression : undefined;
+  const calleeName =
+    callee && ts.isPropertyAccessExpression(callee)
+      ? callee.name.text
+      : callee && ts.isIdentifier(callee)
+        ? callee.text
+        : undefined;
+  // `schoolId: null` names no school (a platform row of the audit trail).
+  if (value === "null") return;
+  if (value === "ctx.schoolId" || (calleeName !== undefined && WRITE_CALLS.has(calleeName))) found(node);
+}
+
 export function analyse(): Report {
   const files = walk(SRC);
   const report: Report = {
@@ -161,6 +260,7 @@ export function analyse(): Report {
     internalImports: [],
     libImportsModules: [],
     tenantConditions: [],
+    tenantWrites: [],
     cycles: [],
     moduleCycles: [],
     upwardImports: [],
@@ -235,6 +335,7 @@ export function analyse(): Report {
           report.plainMessages.push(finding(node));
         }
       }
+      if (module) tenantRules(node, rel, source, (n) => report.tenantWrites.push(finding(n)));
       if (!inDataLayer) {
         if (
           ts.isPropertyAccessExpression(node) &&
@@ -351,6 +452,28 @@ export function analyse(): Report {
   return report;
 }
 
+/** The `tenantWrites` findings of one module file's text (`file` relative to the repository). */
+export function tenantFindings(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    tenantRules(node, file, source, (n) => found.push(n.getText(source)));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The `tenantWrites` findings per file (`LEFT_TO_CONVERT` holds what is left). */
+export function leftToConvert(r: Report): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const f of r.tenantWrites) {
+    const file = f.file.split(sep).join("/");
+    counts[file] = (counts[file] ?? 0) + 1;
+  }
+  return counts;
+}
+
 const isMain = process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (isMain) {
   const r = analyse();
@@ -363,6 +486,8 @@ if (isMain) {
   line("imports into internals", r.internalImports);
   line("src/lib importing modules", r.libImportsModules);
   line("tenant conditions", r.tenantConditions);
+  line("tenant writes in modules", r.tenantWrites);
+  for (const [file, n] of Object.entries(leftToConvert(r))) console.log(`  left to convert  ${file}  ${n}`);
   line("import cycles", r.cycles);
   line("module cycles", r.moduleCycles);
   line("upward imports", r.upwardImports);

@@ -11,6 +11,11 @@
  * - `insert`, `update`, `delete` (and the guarded one-row `updateOne`, `deleteOne`) give the
  *   statements of a write with its audit row, for one `commit` (src/db/write.ts); the folded
  *   copies of searched columns (src/db/search.ts) are written with the values.
+ * - hand-written set-based SQL (over `json_each` rows) names the table through the accessor too:
+ *   `insertFrom` (INSERT ... SELECT, the school and timestamps written here), `insertRow` (one row
+ *   for an upsert), `joinOn` (a JOIN item with its scope), `where(ctx, ...)` (its WHERE),
+ *   `exists` and `pick` (one-table subqueries). A module never calls `scope` itself
+ *   (scripts/architecture.ts refuses it).
  *
  * @example
  * export const Documents = dataTable(documents, { entity: "document" });
@@ -24,7 +29,7 @@ import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } 
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
 import { and, Column, eq, getTableName, is, ne, type SQL, type SQLWrapper, sql, TableAliasProxyHandler } from "./sql";
-import { guard, inList, insertedId, type Statement } from "./write";
+import { columnList, guard, inList, insertedId, type Statement } from "./write";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */
 export type RecordTable = SQLiteTable & {
@@ -65,6 +70,12 @@ export type InsertValues<T extends RecordTable> = Omit<
 export type InsertSet<T extends RecordTable> = { [K in keyof InsertValues<T>]: InsertValues<T>[K] | SQL };
 /** Column values an update may set (a value or an SQL expression over the row). */
 export type SetValues<T extends RecordTable> = { [K in keyof InsertValues<T>]?: InsertValues<T>[K] | SQL };
+
+/**
+ * The select list of one row of `insertFrom`, in the table's column order (a method's type, so an
+ * accessor of a given table is still a `Data<RecordTable>`).
+ */
+export type SelectList<T extends RecordTable> = { list(values: InsertSet<T>): SQL }["list"];
 
 export interface WriteOptions {
   /** The audit action (`update`, `delete`, or the action's name: `confirm`). */
@@ -185,12 +196,68 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
   }
 
   /**
-   * The current school as the `school_id` column of a set-based `INSERT ... SELECT` (what `insert`
-   * writes itself for one row), under the column's name.
+   * The current school as the `school_id` column of a drizzle `INSERT ... SELECT`, under the
+   * column's name. Superseded by `insertFrom`; modules may not call it (scripts/architecture.ts).
    */
   insertedSchool(ctx: SchoolCtx): SQL.Aliased<number> {
     const column = this.schoolColumnOrThrow();
     return sql<number>`${ctx.schoolId}`.as(column.name);
+  }
+
+  /**
+   * A set-based `INSERT INTO this table SELECT ...` of rows in the current school: `select` writes
+   * the SELECT (over `json_each` rows, other tables, a `UNION ALL`), each row's select list through
+   * `row(values)`, which writes the school and the timestamps itself (every column not given is
+   * NULL), at `at` (default: now; the time of the batch's other statements where they must match).
+   * It writes no audit row: where the rows are records the caller audits them as before. Chain
+   * `.onConflictDoNothing()` for rows that may exist.
+   * @example
+   * TimeSlots.insertFrom(ctx, (row) => sql`SELECT ${row({ sessionId: id, date: sql`j.value->>0` })}
+   *   FROM json_each(${JSON.stringify(dates)}) j`).onConflictDoNothing();
+   */
+  insertFrom(ctx: C, select: (row: SelectList<T>) => SQL, at = now(ctx)) {
+    const school = this.tenancy === "none" ? {} : { schoolId: this.currentSchool(ctx) };
+    const row = (values: InsertSet<T>) =>
+      columnList(this.table, { ...values, ...school, createdAt: at, updatedAt: at });
+    return ctx.deps.db.insert(this.table).select(select(row));
+  }
+
+  /**
+   * drizzle's INSERT of one row in the current school, the school and the timestamps written here,
+   * for what `insert` does not serve: an upsert (chain `.onConflictDoNothing()` or
+   * `.onConflictDoUpdate({ target: X.schoolKey(...), ..., setWhere: X.where(ctx) })`) or a row
+   * whose audit row the caller writes, at `at` (default: now). It writes no audit row.
+   * @example
+   * Memberships.insertRow(ctx, { userId }).onConflictDoUpdate({ target: Memberships.schoolKey(memberships.userId), set: { deletedAt: null } });
+   */
+  insertRow(ctx: C, values: InsertSet<T>, at = now(ctx)) {
+    const row: SQLiteInsertValue<T> = {
+      ...values,
+      createdAt: at,
+      updatedAt: at,
+      ...(this.tenancy === "none" ? {} : { schoolId: this.currentSchool(ctx) }),
+    };
+    return ctx.deps.db.insert(this.table).values(withSearch(this.table, row));
+  }
+
+  /**
+   * The table as a JOIN item of hand-written set-based SQL (over `json_each` rows, which a `Query`
+   * cannot join), its tenant condition in the ON clause before `on`. A `Query` joins an accessor
+   * with `.join(X, on)`; a one-table subquery is `X.exists(ctx, ...)` or `X.pick(ctx, ...)`; the
+   * WHERE of hand-written SQL naming the table is `X.where(ctx, ...)`.
+   * @example
+   * const f = Families.alias("f");
+   * sql`SELECT f.id FROM json_each(${json}) j ${f.joinOn(ctx, sql`f.family_number = j.value`, "CROSS JOIN")}`
+   */
+  joinOn(ctx: C, on: SQL, kind: "JOIN" | "LEFT JOIN" | "CROSS JOIN" = "JOIN"): SQL {
+    return sql`${sql.raw(kind)} ${this.from} ON ${this.where(ctx, on)}`;
+  }
+
+  /** The current school, for a write (a platform caller has none). */
+  private currentSchool(ctx: Ctx): number {
+    this.schoolColumnOrThrow();
+    if (ctx.schoolId === null) throw new Error(`${getTableName(this.table)}: a row written without a current school`);
+    return ctx.schoolId;
   }
 
   /** The scope and the given conditions, ANDed. */
@@ -312,7 +379,7 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * that names the table twice): its columns and its scope are the alias's.
    * @example
    * const f = Families.alias("f");
-   * sql`... JOIN ${f.from} ON ${f.scope(ctx)} AND ${f.table.familyNumber} = j.value->>0`
+   * sql`... FROM json_each(${json}) j ${f.joinOn(ctx, sql`${f.table.familyNumber} = j.value->>0`)}`
    */
   alias(name: string): Data<T, C> {
     // One accessor per name: an alias is a value, and its columns keep their rendered text

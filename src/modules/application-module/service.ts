@@ -122,23 +122,13 @@ export function initializeStatements(ctx: SchoolCtx) {
     "initialize-modules",
     sql`json_object('modules', json_object('old', NULL, 'new', json((SELECT json_group_array("key") FROM (${missingKeys})))))`,
   );
-  const insert = db
-    .insert(s)
-    .select(
-      db
-        .select({
-          id: sql<number>`NULL`.as("id"),
-          createdAt: sql<string>`${now}`.as("created_at"),
-          updatedAt: sql<string>`${now}`.as("updated_at"),
-          schoolId: SchoolModules.insertedSchool(ctx),
-          moduleId: am.id,
-          enabled: sql<number>`1`.as("enabled"),
-          updatedBy: sql<number | null>`NULL`.as("updated_by"),
-        })
-        .from(am)
-        // The WHERE also keeps SQLite from reading ON CONFLICT as a join constraint.
-        .where(lacking),
-    )
+  const insert = SchoolModules.insertFrom(
+    ctx,
+    // The WHERE also keeps SQLite from reading ON CONFLICT as a join constraint.
+    (row) =>
+      sql`SELECT ${row({ moduleId: sql`${am.id}`, enabled: sql`1`, updatedBy: sql`NULL` })} FROM ${am} WHERE ${lacking}`,
+    now,
+  )
     .onConflictDoNothing()
     .returning({ moduleId: s.moduleId });
   return [audit, insert] as const;

@@ -27,7 +27,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { TaskRecipients, taskRecipients } from "../../db/schema/task";
 import { and, eq, gt, isNull, or, type SQL, sql } from "../../db/sql";
-import { abortIf, columnList, GuardFailed, guard, guardCount } from "../../db/write";
+import { abortIf, GuardFailed, guard, guardCount } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -378,21 +378,21 @@ export async function createAppointment(ctx: SchoolCtx, { params, body }: InputO
     ),
     guardCount(ctx.deps.db, ids.length),
     // The family rule inside the write: the visit's appointments only while the family holds fewer visits.
-    ctx.deps.db.insert(appointments).select(
-      sql`SELECT ${columnList(appointments, {
-        createdAt: at,
-        updatedAt: at,
-        schoolId: ctx.schoolId,
-        slotId: sql`j.value`,
-        sessionId: first.sessionId,
-        studentId: student.id,
-        familyId: student.familyId,
-        visit,
-        status: "booked",
-        bookedBy: ctx.userId,
-        bookedFor,
-        note: body.note ?? null,
-      })} FROM json_each(${JSON.stringify(ids)}) j WHERE (${visits}) < (${limit}) ORDER BY j.key`,
+    Appointments.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          slotId: sql`j.value`,
+          sessionId: first.sessionId,
+          studentId: student.id,
+          familyId: student.familyId,
+          visit,
+          status: "booked",
+          bookedBy: ctx.userId,
+          bookedFor,
+          note: body.note ?? null,
+        })} FROM json_each(${JSON.stringify(ids)}) j WHERE (${visits}) < (${limit}) ORDER BY j.key`,
+      at,
     ),
     Appointments.auditAction(
       ctx,

@@ -19,7 +19,7 @@ import {
 import { Schools, schools } from "../../db/schema/core";
 import { Tasks, tasks } from "../../db/schema/task";
 import { and, eq, lte, sql } from "../../db/sql";
-import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
+import { GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { m } from "../../lib/message";
@@ -403,22 +403,22 @@ export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: Input
   if (created.length) {
     const rows = created.map((c) => [c.dayId, c.teacherId, c.date, c.start, c.end, c.startsAt, c.endsAt]);
     batch.add(
-      ctx.deps.db.insert(timeSlots).select(
-        sql`SELECT ${columnList(timeSlots, {
-          createdAt: now,
-          updatedAt: now,
-          schoolId: ctx.schoolId,
-          sessionId: params.id,
-          dayId: sql`j.value->>0`,
-          teacherId: sql`j.value->>1`,
-          date: sql`j.value->>2`,
-          start: sql`j.value->>3`,
-          end: sql`j.value->>4`,
-          startsAt: sql`j.value->>5`,
-          endsAt: sql`j.value->>6`,
-          capacity: plan.capacity,
-          booked: 0,
-        })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+      TimeSlots.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            sessionId: params.id,
+            dayId: sql`j.value->>0`,
+            teacherId: sql`j.value->>1`,
+            date: sql`j.value->>2`,
+            start: sql`j.value->>3`,
+            end: sql`j.value->>4`,
+            startsAt: sql`j.value->>5`,
+            endsAt: sql`j.value->>6`,
+            capacity: plan.capacity,
+            booked: 0,
+          })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+        now,
       ),
       TimeSlots.auditAction(
         ctx,

@@ -6,8 +6,8 @@
  */
 import { auditLog } from "../../db/schema/audit-log";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
-import { RoleUsers, roleUsers, users } from "../../db/schema/core";
-import { SchoolPeople, SchoolUsers, schoolPeople } from "../../db/schema/user";
+import { RoleUsers, users } from "../../db/schema/core";
+import { SchoolPeople, SchoolUsers } from "../../db/schema/user";
 import { eq, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
@@ -55,19 +55,19 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
       );
       const known = sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.deleted_at IS NULL`;
       return [
-        db
-          .insert(schoolPeople)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, j.value->>1, j.value->>2, j.value->>3, j.value->>5, j.value->>6
+        SchoolPeople.insertFrom(
+          ctx,
+          (row) =>
+            sql`SELECT ${row({ userId: sql`u.id`, firstName: sql`j.value->>1`, lastName: sql`j.value->>2`, email: sql`j.value->>3`, firstNameSearch: sql`j.value->>5`, lastNameSearch: sql`j.value->>6` })}
               ${known} AND NOT EXISTS (SELECT 1 FROM ${m.from}
-                WHERE ${m.scope(ctx)} AND m.user_id = u.id AND m.deleted_at IS NULL)`,
-          )
-          .onConflictDoNothing(),
+                WHERE ${m.where(ctx, sql`m.user_id = u.id AND m.deleted_at IS NULL`)})`,
+          now,
+        ).onConflictDoNothing(),
         db.insert(auditLog).select(sql`
         SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
           ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
         ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
-        CROSS JOIN ${c.from} ON ${c.scope(ctx)} AND c.user_id = u.id WHERE c.created_at = ${now}`),
+        ${c.joinOn(ctx, sql`c.user_id = u.id`, "CROSS JOIN")} WHERE c.created_at = ${now}`),
         db
           .insert(users)
           .select(
@@ -81,18 +81,17 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
           ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
           ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
         FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
-        db
-          .insert(roleUsers)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, u.id, ${roleId}
+        RoleUsers.insertFrom(
+          ctx,
+          (row) => sql`SELECT ${row({ userId: sql`u.id`, roleId })}
             FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
-          )
-          .onConflictDoNothing(),
+          now,
+        ).onConflictDoNothing(),
         db.insert(auditLog).select(sql`
         SELECT ${actor}, 'role-user', ru.id, 'create',
           json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
         FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN ${ru.from} ON ru.user_id = u.id AND ${ru.scope(ctx)} AND ru.role_id = ${roleId}
+        ${ru.joinOn(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`, "CROSS JOIN")}
         WHERE ru.created_at = ${now}`),
       ];
     },

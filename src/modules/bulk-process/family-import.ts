@@ -18,11 +18,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { auditLog } from "../../db/schema/audit-log";
-import { RoleUsers } from "../../db/schema/core";
+import { RoleUsers, Schools, schools } from "../../db/schema/core";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
-import { guardians, Students, students } from "../../db/schema/student";
-import { type SQL, sql } from "../../db/sql";
+import { Guardians, guardians, Students, students } from "../../db/schema/student";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
@@ -36,46 +36,11 @@ import { calendarDate } from "../../lib/zoned-time";
 import { DEFAULT_PARENT_LIMIT, parentLimit } from "../family/api";
 import { readLevels } from "../school/api";
 import { batchWrites } from "./batch-writes";
+import { LEVEL_NAMES, RELATIONSHIP_NAMES, RELATIONSHIPS, type Relationship, relationshipOf } from "./family-names";
 import { type Column, type FieldError, type ImportResult, importSheet, norm, notOffered, type Ready } from "./sheet";
 
 /** The role the families import gives the parents it finds (the upload checks the right to give it). */
 export const FAMILY_ROLE = "parent" as const;
-
-const RELATIONSHIPS = ["mother", "father", "guardian", "grandparent", "other"] as const;
-type Relationship = (typeof RELATIONSHIPS)[number];
-const relationshipOf = (v: unknown): Relationship | null => RELATIONSHIPS.find((r) => r === v) ?? null;
-const RELATIONSHIP_NAMES: Record<string, Relationship> = {
-  mother: "mother",
-  mom: "mother",
-  madre: "mother",
-  mama: "mother",
-  father: "father",
-  dad: "father",
-  padre: "father",
-  papa: "father",
-  guardian: "guardian",
-  tutor: "guardian",
-  tutora: "guardian",
-  grandparent: "grandparent",
-  abuelo: "grandparent",
-  abuela: "grandparent",
-  other: "other",
-  otro: "other",
-  otra: "other",
-};
-
-const LEVEL_NAMES: Record<string, Level> = {
-  preschool: "preschool",
-  preescolar: "preschool",
-  kinder: "preschool",
-  elementary: "elementary",
-  primaria: "elementary",
-  middle: "middle",
-  secundaria: "middle",
-  high: "high",
-  preparatoria: "high",
-  bachillerato: "high",
-};
 
 const text = (max: number) => z.string().trim().max(max);
 const optional = (max: number) =>
@@ -348,7 +313,6 @@ async function writeBatch(
   state: State,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
   const roleId = BUILTIN_ROLES[FAMILY_ROLE].id;
   const now = clock.now().toISOString();
 
@@ -359,18 +323,18 @@ async function writeBatch(
   const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
   const answer = await db.get<{ fams: string; people: string; studs: string; lim: number; levels: string }>(sql`
     SELECT
-      (SELECT levels FROM school WHERE id = ${school}) AS levels,
+      (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(json_array(f.family_number_search, (SELECT json_group_array(u.phone)
           FROM parent p JOIN user u ON u.id = p.user_id WHERE p.family_id = f.id)))
-        FROM json_each(${numbersJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value) AS fams,
+        FROM json_each(${numbersJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value`, "CROSS JOIN")}) AS fams,
       (SELECT json_group_array(json_array(u.phone, u.deleted_at IS NOT NULL, EXISTS (
-          SELECT 1 FROM ${ru.from} WHERE ru.user_id = u.id AND ${ru.scope(ctx)} AND ru.role_id = ${roleId}),
+          SELECT 1 FROM ${ru.from} WHERE ${ru.where(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`)}),
           (SELECT f.family_number FROM ${p.from} JOIN family f ON f.id = p.family_id
-            WHERE ${p.scope(ctx)} AND p.user_id = u.id)))
+            WHERE ${p.where(ctx, sql`p.user_id = u.id`)})))
         FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS people,
       (SELECT json_group_array(json_array(s.id_number, (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
-        FROM json_each(${idsJson}) j CROSS JOIN ${s.from}
-          ON ${s.scope(ctx)} AND s.id_number = j.value AND s.deleted_at IS NULL) AS studs,
+        FROM json_each(${idsJson}) j
+          ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS studs,
       ${parentLimit(ctx)} AS lim`);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
   const levels = readLevels(answer?.levels ?? "[]");
@@ -476,7 +440,7 @@ async function writeBatch(
   };
   /** The family of a folded number (an SQL expression of the JSON row). */
   const familyOf = (key: string) =>
-    sql`(SELECT f.id FROM ${f.from} WHERE ${f.scope(ctx)} AND f.family_number_search = ${sql.raw(key)})`;
+    sql`(SELECT f.id FROM ${f.from} WHERE ${f.where(ctx, sql`f.family_number_search = ${sql.raw(key)}`)})`;
   // A student row of the file differs from the stored one (a guarded write: never another family's).
   const studentDiffers = sql`s.deleted_at IS NULL AND (s.family_id IS NULL OR s.family_id = ${familyOf("j.value->>0")})
     AND (s.first_name IS NOT j.value->>3 OR s.last_name IS NOT j.value->>4
@@ -490,23 +454,23 @@ async function writeBatch(
     // Families: renamed (audited first), then created or renamed by one upsert, then created audited.
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>2)), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value->>0
+      FROM json_each(${familiesJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value->>0`, "CROSS JOIN")}
       WHERE f.name IS NOT j.value->>2`),
-    db
-      .insert(families)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>1, j.value->>2, j.value->>3, j.value->>0
+    Families.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ familyNumber: sql`j.value->>1`, name: sql`j.value->>2`, nameSearch: sql`j.value->>3`, familyNumberSearch: sql`j.value->>0` })}
           FROM json_each(${familiesJson}) j WHERE true`,
-      )
-      .onConflictDoUpdate({
-        // An existing family keeps its number as spelt; the row renames it.
-        target: Families.schoolKey(families.familyNumberSearch),
-        set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
-        setWhere: sql`${families.name} IS NOT excluded.name`,
-      }),
+      now,
+    ).onConflictDoUpdate({
+      // An existing family keeps its number as spelt; the row renames it.
+      target: Families.schoolKey(families.familyNumberSearch),
+      set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
+      setWhere: sql`${families.name} IS NOT excluded.name`,
+    }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
-      FROM json_each(${familiesJson}) j CROSS JOIN ${f.from} ON ${f.scope(ctx)} AND f.family_number_search = j.value->>0
+      FROM json_each(${familiesJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value->>0`, "CROSS JOIN")}
       WHERE f.created_at = ${now}`),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
     ...invite(everyone, grant, roleId),
@@ -517,7 +481,7 @@ async function writeBatch(
           ${diff("familyId", "p.family_id", familyOf("j.value->>4"))},
           ${diff("relationship", "p.relationship", "j.value->>3")}) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-      CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
+      ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
       WHERE ${parentDiffers}`),
     db
       .update(parents)
@@ -530,7 +494,7 @@ async function writeBatch(
       })
       .where(
         sql`"parent"."id" IN (SELECT p.id FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-          CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id WHERE ${parentDiffers})`,
+          ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")} WHERE ${parentDiffers})`,
       ),
     // Students: updated where a value differs (audited first), created, created audited.
     db.insert(auditLog).select(sql`
@@ -540,57 +504,74 @@ async function writeBatch(
           ${diff("level", "s.level", "j.value->>5")}, ${diff("birthDate", "s.birth_date", "j.value->>6")},
           ${diff("familyId", "s.family_id", familyOf("j.value->>0"))})
         WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${studentsJson}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>2
+      FROM json_each(${studentsJson}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>2`, "CROSS JOIN")}
       WHERE ${studentDiffers}`),
-    db
-      .insert(students)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, ${familyOf("j.value->>0")}, j.value->>3, j.value->>4, j.value->>2,
-            j.value->>5, j.value->>6, 'active', NULL, NULL, j.value->>7, j.value->>8
+    Students.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          familyId: familyOf("j.value->>0"),
+          firstName: sql`j.value->>3`,
+          lastName: sql`j.value->>4`,
+          idNumber: sql`j.value->>2`,
+          level: sql`j.value->>5`,
+          birthDate: sql`j.value->>6`,
+          status: sql`'active'`,
+          firstNameSearch: sql`j.value->>7`,
+          lastNameSearch: sql`j.value->>8`,
+        })}
           FROM json_each(${studentsJson}) j WHERE true`,
-      )
-      .onConflictDoUpdate({
-        target: Students.schoolKey(students.idNumber),
-        // The unique index is partial (students not deleted): the upsert names its WHERE.
-        targetWhere: sql`deleted_at IS NULL`,
-        set: {
-          familyId: sql`excluded.family_id`,
-          firstName: sql`excluded.first_name`,
-          lastName: sql`excluded.last_name`,
-          firstNameSearch: sql`excluded.first_name_search`,
-          lastNameSearch: sql`excluded.last_name_search`,
-          level: sql`COALESCE(excluded.level, "student"."level")`,
-          birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
-          updatedAt: now,
-        },
-        setWhere: sql`"student"."deleted_at" IS NULL
+      now,
+    ).onConflictDoUpdate({
+      target: Students.schoolKey(students.idNumber),
+      // The unique index is partial (students not deleted): the upsert names its WHERE.
+      targetWhere: sql`deleted_at IS NULL`,
+      set: {
+        familyId: sql`excluded.family_id`,
+        firstName: sql`excluded.first_name`,
+        lastName: sql`excluded.last_name`,
+        firstNameSearch: sql`excluded.first_name_search`,
+        lastNameSearch: sql`excluded.last_name_search`,
+        level: sql`COALESCE(excluded.level, "student"."level")`,
+        birthDate: sql`COALESCE(excluded.birth_date, "student"."birth_date")`,
+        updatedAt: now,
+      },
+      setWhere: sql`"student"."deleted_at" IS NULL
           AND ("student"."family_id" IS NULL OR "student"."family_id" = excluded.family_id)
           AND ("student"."first_name" IS NOT excluded.first_name OR "student"."last_name" IS NOT excluded.last_name
             OR (excluded.level IS NOT NULL AND "student"."level" IS NOT excluded.level)
             OR (excluded.birth_date IS NOT NULL AND "student"."birth_date" IS NOT excluded.birth_date)
             OR "student"."family_id" IS NOT excluded.family_id)`,
-      }),
+    }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'student', s.id, 'create', json_object(
         ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
         ${change("idNumber", "s.id_number")}, ${change("level", "s.level")}, ${change("birthDate", "s.birth_date")}), NULL
-      FROM json_each(${newStudents}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value
+      FROM json_each(${newStudents}) j ${s.joinOn(ctx, sql`s.id_number = j.value`, "CROSS JOIN")}
       WHERE s.created_at = ${now} AND s.deleted_at IS NULL`),
     // Guardians: each parent of the row guards its student (a link held already stays as it is).
-    db
-      .insert(guardians)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, s.id, p.id, COALESCE(j.value->>2, p.relationship), 1, 1, 1, 0, NULL, NULL, NULL, NULL
-          FROM json_each(${links}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>0
-          CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
+    Guardians.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          studentId: sql`s.id`,
+          parentId: sql`p.id`,
+          relationship: sql`COALESCE(j.value->>2, p.relationship)`,
+          canPickUp: sql`1`,
+          canRequestChanges: sql`1`,
+          receivesNotifications: sql`1`,
+          restricted: sql`0`,
+        })}
+          FROM json_each(${links}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>0`, "CROSS JOIN")}
+          CROSS JOIN user u ON u.phone = j.value->>1 ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
           WHERE s.deleted_at IS NULL`,
-      )
-      .onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
+      now,
+    ).onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'guardian', g.id, 'create', json_object(
         ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL
-      FROM json_each(${links}) j CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value->>0
-      CROSS JOIN user u ON u.phone = j.value->>1 CROSS JOIN ${p.from} ON ${p.scope(ctx)} AND p.user_id = u.id
+      FROM json_each(${links}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>0`, "CROSS JOIN")}
+      CROSS JOIN user u ON u.phone = j.value->>1 ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
       CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now} AND s.deleted_at IS NULL`),
     progress(ok.length),
   ];

@@ -10,10 +10,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { auditLog } from "../../db/schema/audit-log";
-import { Groups, groupStudents, groups, groupTeachers } from "../../db/schema/group";
+import { Schools, schools } from "../../db/schema/core";
+import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
-import { type SQL, sql } from "../../db/sql";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
@@ -164,7 +165,6 @@ async function writeBatch(
   addError: (e: FieldError) => void,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
   const now = clock.now().toISOString();
 
   // One read: the school's levels, which phones are teachers here, which id numbers are students.
@@ -172,11 +172,11 @@ async function writeBatch(
   const idsJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[5]))]);
   const answer = await db.get<{ levels: string; teachers: string; students: string }>(sql`
     SELECT
-      (SELECT levels FROM school WHERE id = ${school}) AS levels,
+      (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
-        CROSS JOIN ${t.from} ON ${t.scope(ctx)} AND t.user_id = u.id) AS teachers,
+        ${t.joinOn(ctx, sql`t.user_id = u.id`, "CROSS JOIN")}) AS teachers,
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
-        CROSS JOIN ${s.from} ON ${s.scope(ctx)} AND s.id_number = j.value AND s.deleted_at IS NULL) AS students`);
+        ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS students`);
   const levels = readLevels(answer?.levels ?? "[]");
   const teachers = new Set(Names.parse(JSON.parse(answer?.teachers ?? "[]")));
   const students = new Set(Names.parse(JSON.parse(answer?.students ?? "[]")));
@@ -210,7 +210,7 @@ async function writeBatch(
   const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
   const { actor, change, progress } = batchWrites(ctx, processId, now);
   // The year's group of that name whatever its case or accents (the row's search copy, 6).
-  const groupOf = sql`CROSS JOIN ${g.from} ON ${g.scope(ctx)} AND g.school_year = j.value->>2 AND g.name_search = j.value->>6`;
+  const groupOf = g.joinOn(ctx, sql`g.school_year = j.value->>2 AND g.name_search = j.value->>6`, "CROSS JOIN");
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
   const links = (
     table: "group_teacher" | "group_student",
@@ -219,20 +219,18 @@ async function writeBatch(
     join: SQL,
   ) => [
     table === "group_teacher"
-      ? db
-          .insert(groupTeachers)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id, NULL FROM json_each(${rows}) j ${groupOf}
+      ? GroupTeachers.insertFrom(
+          ctx,
+          (row) => sql`SELECT ${row({ groupId: sql`g.id`, teacherId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          )
-          .onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
-      : db
-          .insert(groupStudents)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, ${school}, g.id, x.id FROM json_each(${rows}) j ${groupOf}
+          now,
+        ).onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
+      : GroupStudents.insertFrom(
+          ctx,
+          (row) => sql`SELECT ${row({ groupId: sql`g.id`, studentId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          )
-          .onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
+          now,
+        ).onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, ${table === "group_teacher" ? "group-teacher" : "group-student"}, l.id, 'create', json_object(
         ${change("groupId", "l.group_id")}, ${change(column === "teacher_id" ? "teacherId" : "studentId", `l.${column}`)}), NULL
@@ -240,8 +238,8 @@ async function writeBatch(
       CROSS JOIN ${sql.identifier(table)} l ON l.group_id = g.id AND l.${sql.identifier(column)} = x.id
       WHERE l.created_at = ${now}`),
   ];
-  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value CROSS JOIN ${xTeacher.from} ON ${xTeacher.scope(ctx)} AND x.user_id = u.id`;
-  const studentJoin = sql`CROSS JOIN ${xStudent.from} ON ${xStudent.scope(ctx)} AND x.id_number = m.value AND x.deleted_at IS NULL`;
+  const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value ${xTeacher.joinOn(ctx, sql`x.user_id = u.id`, "CROSS JOIN")}`;
+  const studentJoin = xStudent.joinOn(ctx, sql`x.id_number = m.value AND x.deleted_at IS NULL`, "CROSS JOIN");
 
   const statements: [Statement, ...Statement[]] = [
     db.insert(auditLog).select(sql`
@@ -251,23 +249,23 @@ async function writeBatch(
           ('grade', CASE WHEN j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3
             THEN json_object('old', g.grade, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`),
-    db
-      .insert(groups)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, NULL, j.value->>6
+    Groups.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ name: sql`j.value->>0`, level: sql`j.value->>1`, schoolYear: sql`j.value->>2`, grade: sql`j.value->>3`, nameSearch: sql`j.value->>6` })}
           FROM json_each(${rows}) j WHERE true`,
-      )
-      .onConflictDoUpdate({
-        // An existing group keeps its name as spelt.
-        target: Groups.schoolKey(groups.schoolYear, groups.nameSearch),
-        set: {
-          level: sql`excluded.level`,
-          grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
-          updatedAt: now,
-        },
-        setWhere: sql`"school_group"."level" IS NOT excluded.level
+      now,
+    ).onConflictDoUpdate({
+      // An existing group keeps its name as spelt.
+      target: Groups.schoolKey(groups.schoolYear, groups.nameSearch),
+      set: {
+        level: sql`excluded.level`,
+        grade: sql`COALESCE(excluded.grade, "school_group"."grade")`,
+        updatedAt: now,
+      },
+      setWhere: sql`"school_group"."level" IS NOT excluded.level
           OR (excluded.grade IS NOT NULL AND "school_group"."grade" IS NOT excluded.grade)`,
-      }),
+    }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'group', g.id, 'create', json_object(${change("name", "g.name")}, ${change("level", "g.level")},
         ${change("schoolYear", "g.school_year")}, ${change("grade", "g.grade")}), NULL

@@ -277,16 +277,15 @@ async function writeBatch(
   // The profile table as `p` (its scope: this school's rows), and as `o` for the other profiles.
   const p = profiles.alias("p");
   const o = profiles.alias("o");
-  const asP = sql`${profiles.table} ${p.table}`;
   // A profile row differs from its file row where a sent value is not the stored one; an employee
   // number someone else took since the read is left alone (the unique index would abort the batch).
   const differs = sql`(
       (j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5)
       OR (j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6))
     AND (j.value->>6 IS NULL OR NOT EXISTS (
-      SELECT 1 FROM ${profiles.table} ${o.table} WHERE ${o.scope(ctx)} AND o.employee_number = j.value->>6 AND o.id <> p.id))`;
+      SELECT 1 FROM ${o.from} WHERE ${o.where(ctx, sql`o.employee_number = j.value->>6 AND o.id <> p.id`)}))`;
   const rows = sql`FROM json_each(${all}) j CROSS JOIN user u ON u.phone = j.value->>0
-      CROSS JOIN ${asP} ON ${p.scope(ctx)} AND p.user_id = u.id`;
+      ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}`;
 
   const people = ok.map(({ values: [phone, firstName, lastName, email, language] }) => ({
     phone,

@@ -280,7 +280,6 @@ async function writeBatch(
   addError: (e: FieldError) => void,
 ): Promise<number> {
   const { db, clock } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
   const now = clock.now().toISOString();
   const ok = check(await lookUp(ctx, batch), batch, addError);
   if (ok.length === 0) return 0;
@@ -296,7 +295,7 @@ async function writeBatch(
       })
     : undefined;
   // The rider of each row (route 0, student 1), once written.
-  const riderOf = sql`CROSS JOIN ${rs.from} ON ${rs.scope(ctx)} AND rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`;
+  const riderOf = rs.joinOn(ctx, sql`rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`, "CROSS JOIN");
   const differs = sql`(rs.stop_id IS NOT j.value->>2 OR rs.weekdays IS NOT j.value->>3)`;
   const statements: [Statement, ...Statement[]] = [
     db.insert(auditLog).select(sql`
@@ -306,17 +305,17 @@ async function writeBatch(
           ('weekdays', CASE WHEN rs.weekdays IS NOT j.value->>3
             THEN json_object('old', rs.weekdays, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
       FROM json_each(${rows}) j ${riderOf} WHERE ${differs}`),
-    db
-      .insert(routeStudents)
-      .select(
-        sql`SELECT NULL, ${now}, ${now}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4,
-          NULL, NULL, NULL FROM json_each(${rows}) j WHERE true`,
-      )
-      .onConflictDoUpdate({
-        target: [routeStudents.routeId, routeStudents.studentId],
-        set: { stopId: sql`excluded.stop_id`, weekdays: sql`excluded.weekdays`, updatedAt: now },
-        setWhere: sql`"route_student"."stop_id" IS NOT excluded.stop_id OR "route_student"."weekdays" IS NOT excluded.weekdays`,
-      }),
+    RouteStudents.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ routeId: sql`j.value->>0`, studentId: sql`j.value->>1`, stopId: sql`j.value->>2`, weekdays: sql`j.value->>3`, direction: sql`j.value->>4` })}
+          FROM json_each(${rows}) j WHERE true`,
+      now,
+    ).onConflictDoUpdate({
+      target: [routeStudents.routeId, routeStudents.studentId],
+      set: { stopId: sql`excluded.stop_id`, weekdays: sql`excluded.weekdays`, updatedAt: now },
+      setWhere: sql`"route_student"."stop_id" IS NOT excluded.stop_id OR "route_student"."weekdays" IS NOT excluded.weekdays`,
+    }),
     db.insert(auditLog).select(sql`
       SELECT ${actor}, 'route-student', rs.id, 'create', json_object(${change("routeId", "rs.route_id")},
         ${change("studentId", "rs.student_id")}, ${change("stopId", "rs.stop_id")}, ${change("weekdays", "rs.weekdays")},
@@ -327,7 +326,7 @@ async function writeBatch(
       .delete(routeStudentDays)
       .where(inList(routeStudentDays.routeStudentId, sql`(SELECT rs.id FROM json_each(${rows}) j ${riderOf})`)),
     db.insert(routeStudentDays).select(
-      sql`SELECT ${school}, rs.id, rs.student_id, rs.direction, d.value FROM json_each(${rows}) j ${riderOf}
+      sql`SELECT ${rs.schoolOf()}, rs.id, rs.student_id, rs.direction, d.value FROM json_each(${rows}) j ${riderOf}
           CROSS JOIN json_each(${"[1,2,3,4,5,6,7]"}) d WHERE ((rs.weekdays >> (d.value - 1)) & 1) = 1`,
     ),
     // The seats, again inside the batch (an admin may have filled one since the read): the batch

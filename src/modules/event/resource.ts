@@ -308,7 +308,7 @@ function audienceRows(ctx: SchoolCtx, id: number | SQL<number>, audience: Audien
   ];
   // Drizzle's insert takes the new event's id as SQL; the accessor's takes values only.
   return rows.flatMap((row) => [
-    ctx.deps.db.insert(eventAudiences).values({ ...row, schoolId, createdAt: at, updatedAt: at }),
+    EventAudiences.insertRow(ctx, row, at),
     auditCreate(ctx, EventAudiences.audit, row, schoolId),
   ]);
 }

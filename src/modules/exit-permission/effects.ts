@@ -36,10 +36,7 @@ export const dayOf = (ctx: SchoolCtx, routeId: number, date: string): SQL<number
 
 /** The day row of a route on a date, made when missing (two at once make one: the unique index). */
 const ensureDay = (ctx: SchoolCtx, routeId: number, date: string): Statement =>
-  ctx.deps.db
-    .insert(routeAvailabilities)
-    .values({ schoolId: ctx.schoolId, routeId, date, createdAt: now(ctx), updatedAt: now(ctx) })
-    .onConflictDoNothing();
+  RouteAvailabilities.insertRow(ctx, { routeId, date }).onConflictDoNothing();
 
 /** Takes a seat on the day: one conditional UPDATE and the guard that aborts the batch without one. */
 function takeSeat(ctx: SchoolCtx, routeId: number, transportId: number, date: string): Statement[] {
@@ -80,12 +77,9 @@ function addChange(
     confirmed: true,
     exitPermissionId: c.permission,
   };
-  const at = now(ctx);
   return [
     ...nextVersion(ctx, day),
-    ctx.deps.db
-      .insert(routeAvailabilityStudents)
-      .values({ ...values, schoolId: ctx.schoolId, createdAt: at, updatedAt: at }),
+    RouteAvailabilityStudents.insertRow(ctx, values),
     auditCreate(ctx, RouteAvailabilityStudents.audit, values, ctx.schoolId),
     stampVersion(ctx, RouteAvailabilityStudents.insertedId(), day),
     listChange(ctx, day, c.studentId, c.kind === "join" ? "added" : "away", c.reason),
@@ -176,16 +170,16 @@ export function withdrawEffects(ctx: SchoolCtx, ids: SQL): Statement[] {
       "new-version",
     ),
     ctx.deps.db.insert(routeListChanges).select(
-      sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${c.studentId}, CASE ${c.kind} WHEN 'join' THEN 'removed' ELSE 'back' END, ${c.reason}, ${now(ctx)}
-          FROM ${change.from} JOIN ${day.from} ON ${d.id} = ${c.routeAvailabilityId} AND ${day.scope(ctx)}
-          WHERE ${change.scope(ctx)} AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`,
+      sql`SELECT NULL, ${day.schoolOf()}, ${d.id}, ${d.version}, ${c.studentId}, CASE ${c.kind} WHEN 'join' THEN 'removed' ELSE 'back' END, ${c.reason}, ${now(ctx)}
+          FROM ${change.from} ${day.joinOn(ctx, sql`${d.id} = ${c.routeAvailabilityId}`)}
+          WHERE ${change.where(ctx, sql`${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`)}`,
     ),
     // One seat back per join withdrawn on the day (several permissions may be withdrawn at once).
     ...RouteAvailabilities.update(
       ctx,
       and(inList(routeAvailabilities.id, joinDays), gt(routeAvailabilities.taken, 0)),
       {
-        taken: sql`max(0, ${routeAvailabilities.taken} - (SELECT count(*) FROM ${change.from} WHERE ${change.scope(ctx)} AND ${c.routeAvailabilityId} = ${routeAvailabilities.id} AND ${c.kind} = 'join' AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}))`,
+        taken: sql`max(0, ${routeAvailabilities.taken} - (SELECT count(*) FROM ${change.from} WHERE ${change.where(ctx, sql`${c.routeAvailabilityId} = ${routeAvailabilities.id} AND ${c.kind} = 'join' AND ${c.confirmed} = 1 AND ${inList(c.exitPermissionId, ids)}`)}))`,
       },
       "free-seat",
     ),

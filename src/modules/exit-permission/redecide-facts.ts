@@ -50,7 +50,7 @@ export const planRoute: Planner<"route"> = async (ctx, { routeId, weekdays, leve
   const rt = Routes.alias("redecided_route");
   const r = rt.table;
   const ofRoute = (what: SQL | Column) =>
-    sql`(SELECT ${what} FROM ${rt.from} WHERE ${rt.scope(ctx)} AND ${r.id} = ${E.routeId})`;
+    sql`(SELECT ${what} FROM ${rt.from} WHERE ${rt.where(ctx, sql`${r.id} = ${E.routeId}`)})`;
   const level = sql`(${Students.pick(ctx, students.level, eq(students.id, E.studentId))})`;
   const facts = { route: name, routeId, date: E.date };
   const broken: Broken[] = [
@@ -63,10 +63,10 @@ export const planRoute: Planner<"route"> = async (ctx, { routeId, weekdays, leve
       failure: failureJson("route-not-home", facts),
     },
     {
-      when: sql`EXISTS (SELECT 1 FROM ${rt.from} WHERE ${rt.scope(ctx)} AND ${r.id} = ${E.routeId} AND json_array_length(${r.levels}) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(${r.levels}) WHERE value = ${level}))`,
+      when: sql`EXISTS (SELECT 1 FROM ${rt.from} WHERE ${rt.where(ctx, sql`${r.id} = ${E.routeId} AND json_array_length(${r.levels}) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(${r.levels}) WHERE value = ${level})`)})`,
       failure: failureJson("route-not-for-level", {
         ...facts,
-        levels: sql`(SELECT group_concat(value, ', ') FROM ${rt.from}, json_each(${r.levels}) WHERE ${rt.scope(ctx)} AND ${r.id} = ${E.routeId})`,
+        levels: sql`(SELECT group_concat(value, ', ') FROM ${rt.from}, json_each(${r.levels}) WHERE ${rt.where(ctx, sql`${r.id} = ${E.routeId}`)})`,
         level,
       }),
     },
@@ -94,7 +94,7 @@ export const planSchedule: Planner<"schedule"> = async (ctx, { level, weekday })
   const sch = schedule.table;
   const broken: Broken[] = [
     {
-      when: sql`NOT EXISTS (SELECT 1 FROM ${schedule.from} WHERE ${schedule.scope(ctx)} AND ${sch.level} = ${level} AND ${sch.weekday} = ${weekday})`,
+      when: sql`NOT EXISTS (SELECT 1 FROM ${schedule.from} WHERE ${schedule.where(ctx, sql`${sch.level} = ${level} AND ${sch.weekday} = ${weekday}`)})`,
       failure: failureJson("not-school-day", { date: E.date, reason: "no-schedule", level }),
     },
   ];

@@ -63,9 +63,12 @@ const g = link.table;
 
 /** The link of the permission's student and the parent in `parent` (a column of the permission). */
 const linkOf = (ctx: SchoolCtx, parent: SQLWrapper, ...more: SQL[]) =>
-  sql`SELECT 1 FROM ${link.from} WHERE ${link.scope(ctx)} AND ${g.studentId} = ${E.studentId} AND ${g.parentId} = ${parent}${sql.join(
-    more.map((c) => sql` AND ${c}`),
-    sql``,
+  sql`SELECT 1 FROM ${link.from} WHERE ${link.where(
+    ctx,
+    sql`${g.studentId} = ${E.studentId} AND ${g.parentId} = ${parent}${sql.join(
+      more.map((c) => sql` AND ${c}`),
+      sql``,
+    )}`,
   )}`;
 
 /** The link restricts the permission's date (bounds inclusive, open when null). */
@@ -178,8 +181,8 @@ const planGuardian: Planner<"guardian"> = async (ctx, change) => {
   const withdrawn = read.get(reach).filter((c) => c.date >= today && (pickupBreaks(c) || askBreaks(c)));
 
   const restrictedUntil = m`restricted until ${"\u0001until\u0001"}`.render();
-  const pickupReason = sql`coalesce((SELECT CASE WHEN ${restrictedOnDate} THEN CASE WHEN ${g.restrictionUntil} IS NULL THEN ${m`restricted`.render()} ELSE replace(${restrictedUntil}, ${"\u0001until\u0001"}, ${g.restrictionUntil}) END ELSE ${m`may not pick up`.render()} END FROM ${link.from} WHERE ${link.scope(ctx)} AND ${g.studentId} = ${E.studentId} AND ${g.parentId} = ${E.pickupParentId}), ${m`not a guardian`.render()})`;
-  const askReason = sql`coalesce((SELECT CASE WHEN ${restrictedOnDate} THEN ${m`restricted by the school`.render()} ELSE ${m`this guardian may not request changes`.render()} END FROM ${link.from} WHERE ${link.scope(ctx)} AND ${g.studentId} = ${E.studentId} AND ${g.parentId} = ${E.parentId}), ${m`no longer a guardian of this student`.render()})`;
+  const pickupReason = sql`coalesce((SELECT CASE WHEN ${restrictedOnDate} THEN CASE WHEN ${g.restrictionUntil} IS NULL THEN ${m`restricted`.render()} ELSE replace(${restrictedUntil}, ${"\u0001until\u0001"}, ${g.restrictionUntil}) END ELSE ${m`may not pick up`.render()} END FROM ${link.from} WHERE ${link.where(ctx, sql`${g.studentId} = ${E.studentId} AND ${g.parentId} = ${E.pickupParentId}`)}), ${m`not a guardian`.render()})`;
+  const askReason = sql`coalesce((SELECT CASE WHEN ${restrictedOnDate} THEN ${m`restricted by the school`.render()} ELSE ${m`this guardian may not request changes`.render()} END FROM ${link.from} WHERE ${link.where(ctx, sql`${g.studentId} = ${E.studentId} AND ${g.parentId} = ${E.parentId}`)}), ${m`no longer a guardian of this student`.render()})`;
   const broken: Broken[] = [
     {
       when: sql`(${E.kind} = 'auto_pickup' AND ${E.pickupParentId} = ${parentId} AND (EXISTS (${linkOf(ctx, E.pickupParentId, sql`(${g.canPickUp} = 0 OR ${restrictedOnDate})`)}) OR (NOT EXISTS (${linkOf(ctx, E.pickupParentId)}) AND ${E.status} <> 'awaiting_family' AND ${E.acceptedAt} IS NULL AND ${E.invitationId} IS NULL)))`,
@@ -303,7 +306,7 @@ const planSeats: Planner<"seats"> = async (ctx, { routeId, date, seats }) => {
       date,
       and(
         eq(E.date, date),
-        sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} WHERE ${joins.scope(ctx)} AND ${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1)`,
+        sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)})`,
       ) ?? sql`0`,
     ).orderBy(desc(E.decidedAt), desc(E.id)),
   );
@@ -319,7 +322,7 @@ const planSeats: Planner<"seats"> = async (ctx, { routeId, date, seats }) => {
   const ofDay = (column: typeof routeAvailabilities.taken | typeof routeAvailabilities.seats) =>
     sql`(${RouteAvailabilities.pick(ctx, column, eq(routeAvailabilities.id, day))})`;
   const excess = sql`max(0, ${baseRiders(ctx, routeId, date)} + coalesce(${ofDay(routeAvailabilities.taken)}, 0) - coalesce(${ofDay(routeAvailabilities.seats)}, ${offered}))`;
-  const latest = sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} JOIN ${held.from} ON ${h.id} = ${j.exitPermissionId} AND ${held.scope(ctx)} WHERE ${joins.scope(ctx)} AND ${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1 ORDER BY ${h.decidedAt} DESC, ${h.id} DESC LIMIT ${excess})`;
+  const latest = sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} ${held.joinOn(ctx, sql`${h.id} = ${j.exitPermissionId}`)} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)} ORDER BY ${h.decidedAt} DESC, ${h.id} DESC LIMIT ${excess})`;
   const scope = and(eq(E.date, date), eq(E.routeId, routeId)) ?? sql`0`;
   const broken = [
     {
@@ -374,16 +377,16 @@ const planLevel: Planner<"level"> = async (ctx, { studentId, level }) => {
   const weekdayOf = sql`(CAST(strftime('%w', ${E.date}) AS INTEGER) + 6) % 7 + 1`;
   const broken: Broken[] = [
     {
-      when: sql`(${E.kind} = 'route_change' AND EXISTS (SELECT 1 FROM ${route.from} WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId} AND json_array_length(${r.levels}) > 0 AND ${level === null ? sql`1` : sql`NOT EXISTS (SELECT 1 FROM json_each(${r.levels}) WHERE value = ${level})`}))`,
+      when: sql`(${E.kind} = 'route_change' AND EXISTS (SELECT 1 FROM ${route.from} WHERE ${route.where(ctx, sql`${r.id} = ${E.routeId} AND json_array_length(${r.levels}) > 0 AND ${level === null ? sql`1` : sql`NOT EXISTS (SELECT 1 FROM json_each(${r.levels}) WHERE value = ${level})`}`)}))`,
       failure: failureJson("route-not-for-level", {
-        route: sql`(SELECT ${r.name} FROM ${route.from} WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId})`,
+        route: sql`(SELECT ${r.name} FROM ${route.from} WHERE ${route.where(ctx, sql`${r.id} = ${E.routeId}`)})`,
         routeId: E.routeId,
-        levels: sql`(SELECT group_concat(value, ', ') FROM ${route.from}, json_each(${r.levels}) WHERE ${route.scope(ctx)} AND ${r.id} = ${E.routeId})`,
+        levels: sql`(SELECT group_concat(value, ', ') FROM ${route.from}, json_each(${r.levels}) WHERE ${route.where(ctx, sql`${r.id} = ${E.routeId}`)})`,
         level,
       }),
     },
     {
-      when: sql`NOT EXISTS (SELECT 1 FROM ${schedule.from} WHERE ${schedule.scope(ctx)} AND ${level === null ? sql`0` : eq(sch.level, level)} AND ${sch.weekday} = ${weekdayOf})`,
+      when: sql`NOT EXISTS (SELECT 1 FROM ${schedule.from} WHERE ${schedule.where(ctx, sql`${level === null ? sql`0` : eq(sch.level, level)} AND ${sch.weekday} = ${weekdayOf}`)})`,
       failure: failureJson("not-school-day", { date: E.date, reason: "no-schedule", level }),
     },
   ];

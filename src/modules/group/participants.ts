@@ -185,7 +185,7 @@ export async function addParticipants(ctx: SchoolCtx, id: number, input: Partici
   // The new rows take the school of the group they join (the group of this school, by its scope).
   const g = groupAlias.table;
   const ofGroup = (ids: number[]) =>
-    sql`FROM ${Groups.table} ${g} JOIN json_each(${JSON.stringify(ids)}) WHERE ${g.id} = ${id} AND ${groupAlias.scope(ctx)}`;
+    sql`FROM ${groupAlias.from} JOIN json_each(${JSON.stringify(ids)}) WHERE ${groupAlias.where(ctx, sql`${g.id} = ${id}`)}`;
   const batch = new Batch(ctx).add(
     Groups.auditAction(ctx, eq(groups.id, id), "add-participants", changes(id, input, true)),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.

@@ -32,9 +32,7 @@ export function inviteStatements(
   invitationId: number | SQL<number>,
   children: readonly Invited[],
 ): Statement[] {
-  const db = ctx.deps.db;
   const at = ctx.deps.clock.now().toISOString();
-  const school = ctx.schoolId;
   // New family rows, in order: a child's `g` is the index of its family's new row.
   const families: (number | null)[] = [];
   const keys = new Map<string, number>();
@@ -51,11 +49,12 @@ export function inviteStatements(
   const statements: Statement[] = [];
   if (families.length) {
     statements.push(
-      db
-        .insert(invitationResponses)
-        .select(
-          sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, j.value, 'pending', NULL, NULL FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
-        ),
+      InvitationResponses.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({ invitationId: sql`${invitationId}`, familyId: sql`j.value`, status: sql`'pending'` })} FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
+        at,
+      ),
       // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
       InvitationResponses.auditAction(
         ctx,
@@ -67,11 +66,17 @@ export function inviteStatements(
   }
   const last = families.length - 1;
   statements.push(
-    db
-      .insert(invitationStudentResponses)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g'))), j.value->>'s', 'pending', NULL, NULL, NULL, NULL FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
-      ),
+    InvitationStudentResponses.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          invitationId: sql`${invitationId}`,
+          responseId: sql`coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g')))`,
+          studentId: sql`j.value->>'s'`,
+          answer: sql`'pending'`,
+        })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+      at,
+    ),
     InvitationStudentResponses.auditAction(
       ctx,
       sql`${invitationStudentResponses.id} > ${insertedId(invitationStudentResponses)} - changes()`,

@@ -109,7 +109,7 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   const channels = channelsOf(category);
   const pref = NotificationPreferences.alias("np");
   const pt = pref.table;
-  const prefJoin = sql`LEFT JOIN ${pref.from} ON ${pref.scope(ctx)} AND ${pt.userId} = r.user_id`;
+  const prefJoin = pref.joinOn(ctx, sql`${pt.userId} = r.user_id`, "LEFT JOIN");
   const inbox = channels ? sql`ifnull(${pt[channels.inbox]}, 1)` : sql`1`;
 
   const batch = new Batch(ctx);
@@ -123,14 +123,13 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
       .where(Notifications.where(ctx, eq(notifications.id, id))),
   );
   batch.add(
-    db
-      .insert(notificationRecipients)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, ${id}, r.user_id, ${inbox}, NULL, NULL
+    NotificationRecipients.insertFrom(
+      ctx,
+      (row) => sql`SELECT ${row({ notificationId: id, userId: sql`r.user_id`, inInbox: sql`${inbox}` })}
           FROM (${recipientsOf(ctx, audience)}) r ${prefJoin}
           WHERE r.user_id > ${message.after} ORDER BY r.user_id LIMIT ${CHUNK}`,
-      )
-      .onConflictDoNothing(),
+      at,
+    ).onConflictDoNothing(),
   );
   // The chunk: this notification's copies after `after`, as many as a chunk (the ones just written,
   // or written by an earlier delivery of this message).
@@ -214,15 +213,15 @@ function pushRows(
     const quiet = sql`${start} IS NOT NULL AND ${end} IS NOT NULL AND CASE WHEN ${start} < ${end} THEN ${local} >= ${start} AND ${local} < ${end} ELSE ${local} >= ${start} OR ${local} < ${end} END`;
     dueAt = sql`CASE WHEN ${quiet} THEN ifnull(json_extract(${JSON.stringify(endsAt)}, '$."' || ${end} || '"'), ${n.at}) ELSE ${n.at} END`;
   }
-  return ctx.deps.db
-    .insert(notificationPushes)
-    .select(
-      sql`SELECT NULL, ${n.at}, ${n.at}, ${ctx.schoolId}, ${n.id}, ${ct.id}, ${deviceTokens.id}, 'pending', ${dueAt}, 0, NULL, NULL, NULL
+  return NotificationPushes.insertFrom(
+    ctx,
+    (row) =>
+      sql`SELECT ${row({ notificationId: sql`${n.id}`, recipientId: sql`${ct.id}`, deviceTokenId: sql`${deviceTokens.id}`, status: sql`'pending'`, dueAt: sql`${dueAt}`, attempts: sql`0` })}
         FROM ${copy.from}
         INNER JOIN ${deviceTokens} ON ${deviceTokens.userId} = ${ct.userId}
-        LEFT JOIN ${pref.from} ON ${pref.scope(ctx)} AND ${pt.userId} = ${ct.userId}
-        WHERE ${copy.scope(ctx)} AND ${ct.notificationId} = ${n.id} AND ${ct.deletedAt} IS NULL
+        ${pref.joinOn(ctx, sql`${pt.userId} = ${ct.userId}`, "LEFT JOIN")}
+        WHERE ${copy.where(ctx, sql`${ct.notificationId} = ${n.id} AND ${ct.deletedAt} IS NULL`)}
           AND ${ct.userId} IN (SELECT "userId" FROM (${n.chunk})) AND ${allowed}`,
-    )
-    .onConflictDoNothing();
+    n.at,
+  ).onConflictDoNothing();
 }

@@ -218,7 +218,7 @@ function changeCopy(
     pairs.push(sql`'readAt', json_object('old', ${c.table.readAt}, 'new', ${next})`);
   }
   if (set.inInbox === false) pairs.push(sql`'deleted', json_object('old', json('false'), 'new', json('true'))`);
-  const changes = sql`(SELECT json_object(${sql.join(pairs, sql`, `)}) FROM ${c.from} WHERE ${c.scope(ctx)} AND ${which(c.table)} AND ${c.table.notificationId} = ${notifications.id})`;
+  const changes = sql`(SELECT json_object(${sql.join(pairs, sql`, `)}) FROM ${c.from} WHERE ${c.where(ctx, sql`${which(c.table)} AND ${c.table.notificationId} = ${notifications.id}`)})`;
   // A deleted copy's pushes still waiting (quiet hours) are not sent: dropped before the copy changes.
   const dropped =
     set.inInbox === false

@@ -82,7 +82,7 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
     senderId: ctx.actor.type === "user" && ctx.userId ? ctx.userId : null,
     recipientCount: countOf(ctx, notice.audience),
   };
-  const insert = ctx.deps.db.insert(notifications).values({ ...values, schoolId, createdAt: at, updatedAt: at });
+  const insert = Notifications.insertRow(ctx, values, at);
   const message: PushMessage = { kind: "fan-out", key, schoolId, after: 0 };
   return {
     key,

@@ -31,7 +31,7 @@ import {
   users,
 } from "../../db/schema/core";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
-import { and, eq, isNull, lt, ne, type SQL, sql } from "../../db/sql";
+import { eq, isNull, lt, ne, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import {
   BUILTIN_ROLES,
@@ -51,8 +51,6 @@ export const SCHOOL_ADMIN_ROLE = BUILTIN_ROLES["school-admin"].id;
 /** A role anyone may be given: any but super-admin (being one is the user's flag). */
 export const givableRole = ne(roles.id, SUPER_ADMIN_ROLE);
 
-/** A role the current school may give: a built-in one (not super-admin) or one of its own. */
-export const usableRole = (ctx: SchoolCtx) => and(givableRole, Roles.scope(ctx, "read"));
 export interface Granted {
   id: number;
   name: string;

@@ -49,9 +49,12 @@ export function drivenBy(ctx: SchoolCtx, route: SQLWrapper): SQL | undefined {
 export function baseRiders(ctx: SchoolCtx, route: SQLiteColumn | number, date: DateRef): SQL<number> {
   const day = RouteAvailabilities.alias("away_day");
   const change = RouteAvailabilityStudents.alias("away_change");
-  const away = sql`EXISTS (SELECT 1 FROM ${change.from} JOIN ${day.from} ON ${day.table.id} = ${change.table.routeAvailabilityId} AND ${day.scope(ctx)}
-    WHERE ${change.scope(ctx)} AND ${change.table.studentId} = ${routeStudents.studentId} AND ${day.table.routeId} = ${routeStudents.routeId}
-    AND ${day.table.date} = ${date} AND ${change.table.kind} = 'away' AND ${change.table.confirmed} = 1)`;
+  const away = sql`EXISTS (SELECT 1 FROM ${change.from} ${day.joinOn(ctx, sql`${day.table.id} = ${change.table.routeAvailabilityId}`)}
+    WHERE ${change.where(
+      ctx,
+      sql`${change.table.studentId} = ${routeStudents.studentId} AND ${day.table.routeId} = ${routeStudents.routeId}
+    AND ${day.table.date} = ${date} AND ${change.table.kind} = 'away' AND ${change.table.confirmed} = 1`,
+    )})`;
   return sql<number>`(${RouteStudents.select(ctx, { n: sql`count(*)` }).where(
     eq(routeStudents.routeId, route),
     riding(routeStudents, date),

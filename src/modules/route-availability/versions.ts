@@ -25,17 +25,14 @@ import { weekdayBit } from "./day";
  * day at once make one row). The route was read in this school before.
  */
 export async function dayRow(ctx: SchoolCtx, routeId: number, date: string): Promise<number> {
-  const at = now(ctx);
   const batch = new Batch(ctx);
   const upsert = batch.result(
-    ctx.deps.db
-      .insert(routeAvailabilities)
-      .values({ schoolId: ctx.schoolId, routeId, date, createdAt: at, updatedAt: at })
+    RouteAvailabilities.insertRow(ctx, { routeId, date })
       .onConflictDoUpdate({
         target: [routeAvailabilities.routeId, routeAvailabilities.date],
         // A no-op that lets RETURNING answer the existing row.
         set: { date: sql`excluded.date` },
-        setWhere: RouteAvailabilities.scope(ctx),
+        setWhere: RouteAvailabilities.where(ctx),
       })
       .returning({ id: routeAvailabilities.id }),
   );
@@ -114,12 +111,12 @@ export function changesSince(ctx: SchoolCtx, routeId: number, date: string, sinc
 export function markPrinted(ctx: SchoolCtx, routeSet: SQLWrapper, date: string): Statement[] {
   const at = now(ctx);
   return [
-    ctx.deps.db
-      .insert(routeAvailabilities)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, r.value, ${date}, NULL, 0, 1, NULL, NULL, 0 FROM ${routeSet} AS r WHERE true`,
-      )
-      .onConflictDoNothing(),
+    RouteAvailabilities.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ routeId: sql`r.value`, date, taken: sql`0`, version: sql`1`, cancelled: sql`0` })} FROM ${routeSet} AS r WHERE true`,
+      at,
+    ).onConflictDoNothing(),
     ctx.deps.db
       .update(routeAvailabilities)
       .set({ printedVersion: sql`${routeAvailabilities.version}`, printedAt: at })
@@ -159,7 +156,7 @@ export function ridersChanged(
   const days = RouteAvailabilities.pick(
     ctx,
     routeAvailabilities.id,
-    sql`${routeAvailabilities.id} IN (SELECT ${d.id} FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)})`,
+    sql`${routeAvailabilities.id} IN (SELECT ${d.id} FROM ${day.from} ${rs.joinOn(ctx, rides)} WHERE ${day.where(ctx)})`,
   );
   return [
     ...RouteAvailabilities.update(
@@ -172,8 +169,8 @@ export function ridersChanged(
       "new-version",
     ),
     ctx.deps.db.insert(routeListChanges).select(
-      sql`SELECT NULL, ${d.schoolId}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
-          FROM ${day.from} JOIN ${rs.from} ON ${rides} WHERE ${day.scope(ctx)} AND ${rs.scope(ctx)}`,
+      sql`SELECT NULL, ${day.schoolOf()}, ${d.id}, ${d.version}, ${r.studentId}, ${change}, ${detail}, ${now(ctx)}
+          FROM ${day.from} ${rs.joinOn(ctx, rides)} WHERE ${day.where(ctx)}`,
     ),
   ];
 }

@@ -178,9 +178,9 @@ export function dayRows(ctx: SchoolCtx, id: number | SQL<number>) {
   const rs = RouteStudents.alias("rs");
   const t = rs.table;
   return ctx.deps.db.insert(routeStudentDays).select(
-    sql`SELECT ${RouteStudents.insertedSchool(ctx)}, ${t.id}, ${t.studentId}, ${t.direction}, d.value
+    sql`SELECT ${rs.schoolOf()}, ${t.id}, ${t.studentId}, ${t.direction}, d.value
       FROM ${rs.from} CROSS JOIN json_each(${"[1,2,3,4,5,6,7]"}) d
-      WHERE ${rs.scope(ctx)} AND ${t.id} = ${id} AND ((${t.weekdays} >> (d.value - 1)) & 1) = 1`,
+      WHERE ${rs.where(ctx, sql`${t.id} = ${id} AND ((${t.weekdays} >> (d.value - 1)) & 1) = 1`)}`,
   );
 }
 

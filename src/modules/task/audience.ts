@@ -15,10 +15,10 @@ import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/s
 import { GroupStudents, Groups, groupStudents, groups } from "../../db/schema/group";
 import { Parents } from "../../db/schema/parent";
 import { Guardians, Students, students } from "../../db/schema/student";
-import { type TaskAudience, TaskRecipients, taskInbox, taskRecipients, taskTargets } from "../../db/schema/task";
+import { type TaskAudience, TaskInbox, TaskRecipients, TaskTargets, taskRecipients } from "../../db/schema/task";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
 import { eq, isNull, or, type SQL, sql } from "../../db/sql";
-import { columnList, inList, insertedId, type Statement } from "../../db/write";
+import { inList, insertedId, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound, unprocessable } from "../../lib/errors";
 import { LEVELS } from "../../lib/levels";
@@ -181,9 +181,7 @@ export function sendStatements(
   a: TaskAudience,
   resolved: Resolved,
 ): Statement[] {
-  const db = ctx.deps.db;
   const at = ctx.deps.clock.now().toISOString();
-  const school = ctx.schoolId;
   const targets: [string, number | null, string | null][] = [
     ...a.studentIds.map((id): [string, number, null] => ["student", id, null]),
     ...a.groupIds.map((id): [string, number, null] => ["group", id, null]),
@@ -198,31 +196,31 @@ export function sendStatements(
   const statements: Statement[] = [];
   if (targets.length) {
     statements.push(
-      db.insert(taskTargets).select(
-        sql`SELECT ${columnList(taskTargets, {
-          createdAt: at,
-          updatedAt: at,
-          schoolId: school,
-          taskId,
-          kind: sql`j.value->>0`,
-          refId: sql`j.value->>1`,
-          level: sql`j.value->>2`,
-        })} FROM json_each(${JSON.stringify(targets)}) j ORDER BY j.key`,
+      TaskTargets.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            taskId,
+            kind: sql`j.value->>0`,
+            refId: sql`j.value->>1`,
+            level: sql`j.value->>2`,
+          })} FROM json_each(${JSON.stringify(targets)}) j ORDER BY j.key`,
+        at,
       ),
     );
   }
   statements.push(
-    db.insert(taskRecipients).select(
-      sql`SELECT ${columnList(taskRecipients, {
-        createdAt: at,
-        updatedAt: at,
-        schoolId: school,
-        taskId,
-        studentId: sql`j.value->>0`,
-        userId: sql`j.value->>1`,
-        familyId: sql`j.value->>2`,
-        status: "new",
-      })} FROM json_each(${JSON.stringify(recipients)}) j ORDER BY j.key`,
+    TaskRecipients.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          taskId,
+          studentId: sql`j.value->>0`,
+          userId: sql`j.value->>1`,
+          familyId: sql`j.value->>2`,
+          status: "new",
+        })} FROM json_each(${JSON.stringify(recipients)}) j ORDER BY j.key`,
+      at,
     ),
     // The rows the insert just wrote take the last ids (AUTOINCREMENT).
     TaskRecipients.auditAction(
@@ -246,33 +244,27 @@ export function deliver(
   taskId: number | SQL<number>,
   options: { pendingOnly?: boolean } = {},
 ): Statement {
-  const at = ctx.deps.clock.now().toISOString();
   const r = TaskRecipients.alias("r");
   const g = Guardians.alias("g");
   const p = Parents.alias("p");
-  const row = (user: SQL) =>
-    columnList(taskInbox, {
-      createdAt: at,
-      updatedAt: at,
-      schoolId: ctx.schoolId,
-      taskId: sql`${r.table.taskId}`,
-      recipientId: sql`${r.table.id}`,
-      userId: user,
-      archived: 0,
-    });
+  const values = (user: SQL) => ({
+    taskId: sql<number>`${r.table.taskId}`,
+    recipientId: sql<number>`${r.table.id}`,
+    userId: user,
+    archived: sql`0`,
+  });
   const only = options.pendingOnly ? sql` AND ${r.table.status} <> 'completed'` : sql``;
-  return ctx.deps.db
-    .insert(taskInbox)
-    .select(
-      sql`SELECT ${row(sql`${p.table.userId}`)} FROM ${r.from}
-        JOIN ${g.from} ON ${g.table.studentId} = ${r.table.studentId} AND ${g.scope(ctx)}
-        JOIN ${p.from} ON ${p.table.id} = ${g.table.parentId} AND ${p.scope(ctx)}
-        WHERE ${r.scope(ctx)} AND ${r.table.taskId} = ${taskId}${only}
+  return TaskInbox.insertFrom(
+    ctx,
+    (row) =>
+      sql`SELECT ${row(values(sql`${p.table.userId}`))} FROM ${r.from}
+        ${g.joinOn(ctx, sql`${g.table.studentId} = ${r.table.studentId}`)}
+        ${p.joinOn(ctx, sql`${p.table.id} = ${g.table.parentId}`)}
+        WHERE ${r.where(ctx, sql`${r.table.taskId} = ${taskId}${only}`)}
         UNION ALL
-        SELECT ${row(sql`${r.table.userId}`)} FROM ${r.from}
-        WHERE ${r.scope(ctx)} AND ${r.table.taskId} = ${taskId} AND ${r.table.userId} IS NOT NULL${only}`,
-    )
-    .onConflictDoNothing();
+        SELECT ${row(values(sql`${r.table.userId}`))} FROM ${r.from}
+        WHERE ${r.where(ctx, sql`${r.table.taskId} = ${taskId} AND ${r.table.userId} IS NOT NULL${only}`)}`,
+  ).onConflictDoNothing();
 }
 
 /**

@@ -351,13 +351,13 @@ function insertStops(
       trustedAddressId: stop.trustedAddressId ?? null,
     })),
   );
-  const db = ctx.deps.db;
   return [
-    db
-      .insert(routeStops)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${ctx.schoolId}, ${routeId}, j.value->>'position', j.value->>'name', j.value->>'time', j.value->>'address', j.value->>'trustedAddressId' FROM json_each(${rows}) j`,
-      ),
+    RouteStops.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ routeId, position: sql`j.value->>'position'`, name: sql`j.value->>'name'`, time: sql`j.value->>'time'`, address: sql`j.value->>'address'`, trustedAddressId: sql`j.value->>'trustedAddressId'` })} FROM json_each(${rows}) j`,
+      at,
+    ),
     // The rows the insert just wrote take the last ids (AUTOINCREMENT).
     RouteStops.auditAction(ctx, sql`${routeStops.id} > ${insertedId(routeStops)} - changes()`, "create", stopCreated),
   ];

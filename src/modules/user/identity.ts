@@ -102,19 +102,18 @@ export interface IdentityEdit {
  * membership that makes them a member here.
  */
 export function copyOnAdd(ctx: SchoolCtx, userId: number, person: IdentityEdit): Statement[] {
-  const school = ctx.schoolId;
   const at = now(ctx);
   const firstName = person.firstName ?? "";
   const lastName = person.lastName ?? "";
   const email = person.email ?? null;
   const member = SchoolUsers.exists(ctx, eq(schoolUsers.userId, userId), isNull(schoolUsers.deletedAt));
   return [
-    ctx.deps.db
-      .insert(schoolPeople)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${school}, ${userId}, ${firstName}, ${lastName}, ${email}, ${fold(firstName)}, ${fold(lastName)} WHERE NOT ${member}`,
-      )
-      .onConflictDoNothing(),
+    SchoolPeople.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({ userId, firstName, lastName, email, firstNameSearch: fold(firstName), lastNameSearch: fold(lastName) })} WHERE NOT ${member}`,
+      at,
+    ).onConflictDoNothing(),
     auditAction(
       ctx,
       userAudit,
@@ -227,25 +226,30 @@ function copyEdit(ctx: SchoolCtx, userId: number, edit: IdentityEdit, where?: SQ
         ? sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(changes, sql`, `)}) WHERE column2 IS NOT NULL)`
         : sql`'{}'`,
     ),
-    ctx.deps.db
-      .insert(schoolPeople)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${school}, "user"."id", ${next.firstName}, ${next.lastName}, ${next.email},
-          coalesce(${edit.firstName === undefined ? null : fold(edit.firstName)}, ${copy.firstNameSearch}, "user"."first_name_search"),
-          coalesce(${edit.lastName === undefined ? null : fold(edit.lastName)}, ${copy.lastNameSearch}, "user"."last_name_search")
+    SchoolPeople.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          userId: sql`"user"."id"`,
+          firstName: sql`${next.firstName}`,
+          lastName: sql`${next.lastName}`,
+          email: sql`${next.email}`,
+          firstNameSearch: sql`coalesce(${edit.firstName === undefined ? null : fold(edit.firstName)}, ${copy.firstNameSearch}, "user"."first_name_search")`,
+          lastNameSearch: sql`coalesce(${edit.lastName === undefined ? null : fold(edit.lastName)}, ${copy.lastNameSearch}, "user"."last_name_search")`,
+        })}
           ${fromUser}`,
-      )
-      .onConflictDoUpdate({
-        target: SchoolPeople.schoolKey(schoolPeople.userId),
-        set: {
-          firstName: sql`excluded.first_name`,
-          lastName: sql`excluded.last_name`,
-          email: sql`excluded.email`,
-          firstNameSearch: sql`excluded.first_name_search`,
-          lastNameSearch: sql`excluded.last_name_search`,
-          updatedAt: at,
-        },
-      }),
+      at,
+    ).onConflictDoUpdate({
+      target: SchoolPeople.schoolKey(schoolPeople.userId),
+      set: {
+        firstName: sql`excluded.first_name`,
+        lastName: sql`excluded.last_name`,
+        email: sql`excluded.email`,
+        firstNameSearch: sql`excluded.first_name_search`,
+        lastNameSearch: sql`excluded.last_name_search`,
+        updatedAt: at,
+      },
+    }),
     guard(ctx.deps.db),
   ];
 }

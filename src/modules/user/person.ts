@@ -112,7 +112,6 @@ export function addPeople(
 ) {
   const { db } = ctx.deps;
   const at = now(ctx);
-  const school = ctx.schoolId;
   const invite: Statement[] = [];
   const live = people.flatMap((p) => {
     const k = known.get(p.phone);
@@ -142,13 +141,20 @@ export function addPeople(
     );
     const copy = (column: SQLiteColumn) => SchoolPeople.pick(ctx, column, eq(schoolPeople.userId, users.id));
     invite.push(
-      db
-        .insert(schoolPeople)
-        .select(
-          sql`SELECT NULL, ${at}, ${at}, ${school}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5
+      SchoolPeople.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            userId: sql`j.value->>0`,
+            firstName: sql`j.value->>1`,
+            lastName: sql`j.value->>2`,
+            email: sql`j.value->>3`,
+            firstNameSearch: sql`j.value->>4`,
+            lastNameSearch: sql`j.value->>5`,
+          })}
             FROM json_each(${rows}) j WHERE NOT ${member}`,
-        )
-        .onConflictDoNothing(),
+        at,
+      ).onConflictDoNothing(),
       // Audited as the user's `copy` where this batch wrote one (a school that knew them keeps its own).
       Users.auditAction(
         ctx,
@@ -225,15 +231,15 @@ export function giveRoles(
   { held = "keep", entity }: Pick<AddOptions, "held" | "entity"> = {},
   from: SQL = sql`${users}`,
 ): Statement[] {
-  const { db } = ctx.deps;
   const memberships = entity ? RoleUsers.as(entity) : RoleUsers;
   const at = now(ctx);
-  const school = ctx.schoolId;
   return roles.flatMap((role) => {
     const roleId = roleIdOf(role);
-    const insert = db
-      .insert(roleUsers)
-      .select(sql`SELECT NULL, ${at}, ${at}, ${school}, ${users.id}, ${roleId} FROM ${from} WHERE ${who}`);
+    const insert = RoleUsers.insertFrom(
+      ctx,
+      (row) => sql`SELECT ${row({ userId: sql`${users.id}`, roleId })} FROM ${from} WHERE ${who}`,
+      at,
+    );
     return [
       held === "keep" ? insert.onConflictDoNothing() : insert,
       // Audited only where this batch wrote the membership (a role held already is not).

@@ -9,7 +9,7 @@ import { auditAction, auditDelete, REDACTED } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { refreshTokens } from "../../db/schema/auth";
-import { RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
+import { Roles, RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { deviceTokens } from "../../db/schema/device-token";
 import { Parents, parents } from "../../db/schema/parent";
@@ -24,7 +24,7 @@ import { type Ctx, now, type SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
-import { mayActOn, mayAssign, usableRole } from "../role/api";
+import { givableRole, mayActOn, mayAssign } from "../role/api";
 import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { roleUserAudit, takenRoleAudits } from "./people";
@@ -72,10 +72,8 @@ export async function getMember(ctx: SchoolCtx, id: number): Promise<MemberRecor
 /** Refuses role ids this school cannot use (404 naming them, as if they did not exist). */
 export async function checkRoles(ctx: SchoolCtx, ids: readonly number[]) {
   if (ids.length === 0) return;
-  const found = await ctx.deps.db
-    .select({ id: roles.id })
-    .from(roles)
-    .where(and(inList(roles.id, ids), usableRole(ctx)));
+  // A role this school may give: a built-in one (not super-admin) or one of its own (the read scope).
+  const found = await Roles.select(ctx, { id: roles.id }).where(inList(roles.id, ids), givableRole).all();
   const known = new Set(found.map((r) => r.id));
   const missing = ids.filter((id) => !known.has(id));
   if (missing.length)
@@ -106,14 +104,11 @@ export function joinSchool(
   extra: { invitedAt?: string } = {},
 ): Statement {
   const at = now(ctx);
-  return ctx.deps.db
-    .insert(schoolUsers)
-    .values({ schoolId: ctx.schoolId, userId, createdAt: at, updatedAt: at, ...extra })
-    .onConflictDoUpdate({
-      target: SchoolUsers.schoolKey(schoolUsers.userId),
-      set: { deletedAt: null, updatedAt: at, ...extra },
-      setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
-    });
+  return SchoolUsers.insertRow(ctx, { userId, ...extra }, at).onConflictDoUpdate({
+    target: SchoolUsers.schoolKey(schoolUsers.userId),
+    set: { deletedAt: null, updatedAt: at, ...extra },
+    setWhere: sql`${schoolUsers.deletedAt} IS NOT NULL`,
+  });
 }
 
 /**
