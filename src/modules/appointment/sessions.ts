@@ -382,10 +382,10 @@ export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: Input
   }
   const now = ctx.deps.clock.now().toISOString();
   const given = (["slotMinutes", "breakMinutes", "capacity"] as const).filter((k) => body[k] !== undefined);
-  const changes = sql`json_object('slots', json_object('old', ${existing.length}, 'new', ${planned.length})${sql.join(
-    given.map((k) => sql`, ${k}, json_object('old', ${sessions[k]}, 'new', ${body[k]})`),
-    sql``,
-  )})`;
+  const changes = {
+    slots: { old: existing.length, new: planned.length },
+    ...Object.fromEntries(given.map((k) => [k, { old: sessions[k], new: body[k] }])),
+  };
   const batch = new Batch(ctx).add(
     ...Sessions.updateOne(ctx, params.id, Object.fromEntries(given.map((k) => [k, body[k]])), {
       action: "generate-slots",
@@ -403,28 +403,27 @@ export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: Input
   if (created.length) {
     const rows = created.map((c) => [c.dayId, c.teacherId, c.date, c.start, c.end, c.startsAt, c.endsAt]);
     batch.add(
-      ctx.deps.db.insert(timeSlots).select(
-        sql`SELECT ${columnList(timeSlots, {
-          createdAt: now,
-          updatedAt: now,
-          schoolId: ctx.schoolId,
-          sessionId: params.id,
-          dayId: sql`j.value->>0`,
-          teacherId: sql`j.value->>1`,
-          date: sql`j.value->>2`,
-          start: sql`j.value->>3`,
-          end: sql`j.value->>4`,
-          startsAt: sql`j.value->>5`,
-          endsAt: sql`j.value->>6`,
-          capacity: plan.capacity,
-          booked: 0,
-        })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
-      ),
-      TimeSlots.auditAction(
+      ...TimeSlots.insertMany(
         ctx,
+        ctx.deps.db.insert(timeSlots).select(
+          sql`SELECT ${columnList(timeSlots, {
+            createdAt: now,
+            updatedAt: now,
+            schoolId: ctx.schoolId,
+            sessionId: params.id,
+            dayId: sql`j.value->>0`,
+            teacherId: sql`j.value->>1`,
+            date: sql`j.value->>2`,
+            start: sql`j.value->>3`,
+            end: sql`j.value->>4`,
+            startsAt: sql`j.value->>5`,
+            endsAt: sql`j.value->>6`,
+            capacity: plan.capacity,
+            booked: 0,
+          })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+        ),
         sql`${timeSlots.id} > ${insertedId(timeSlots)} - changes()`,
-        "create",
-        sql`json_object('sessionId', json_object('old', NULL, 'new', ${timeSlots.sessionId}), 'startsAt', json_object('old', NULL, 'new', ${timeSlots.startsAt}), 'endsAt', json_object('old', NULL, 'new', ${timeSlots.endsAt}), 'teacherId', json_object('old', NULL, 'new', ${timeSlots.teacherId}), 'capacity', json_object('old', NULL, 'new', ${timeSlots.capacity}))`,
+        ["sessionId", "startsAt", "endsAt", "teacherId", "capacity"],
       ),
     );
   }

@@ -20,9 +20,6 @@ export interface Invited {
   responseId?: number;
 }
 
-const responseCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationResponses.invitationId}), 'familyId', json_object('old', NULL, 'new', ${invitationResponses.familyId}), 'status', json_object('old', NULL, 'new', ${invitationResponses.status}))`;
-const childCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationStudentResponses.invitationId}), 'responseId', json_object('old', NULL, 'new', ${invitationStudentResponses.responseId}), 'studentId', json_object('old', NULL, 'new', ${invitationStudentResponses.studentId}), 'answer', json_object('old', NULL, 'new', ${invitationStudentResponses.answer}))`;
-
 /**
  * The statements inviting `children` to invitation `invitationId` (a number, or the id a create
  * just wrote): the families' answer rows they need, then theirs, each with its audit rows.
@@ -51,32 +48,30 @@ export function inviteStatements(
   const statements: Statement[] = [];
   if (families.length) {
     statements.push(
-      db
-        .insert(invitationResponses)
-        .select(
-          sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, j.value, 'pending', NULL, NULL FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
-        ),
-      // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
-      InvitationResponses.auditAction(
+      ...InvitationResponses.insertMany(
         ctx,
+        db
+          .insert(invitationResponses)
+          .select(
+            sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, j.value, 'pending', NULL, NULL FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
+          ),
+        // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
         sql`${invitationResponses.id} > ${insertedId(invitationResponses)} - changes()`,
-        "create",
-        responseCreated,
+        ["invitationId", "familyId", "status"],
       ),
     );
   }
   const last = families.length - 1;
   statements.push(
-    db
-      .insert(invitationStudentResponses)
-      .select(
-        sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g'))), j.value->>'s', 'pending', NULL, NULL, NULL, NULL FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
-      ),
-    InvitationStudentResponses.auditAction(
+    ...InvitationStudentResponses.insertMany(
       ctx,
+      db
+        .insert(invitationStudentResponses)
+        .select(
+          sql`SELECT NULL, ${at}, ${at}, ${school}, ${invitationId}, coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g'))), j.value->>'s', 'pending', NULL, NULL, NULL, NULL FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+        ),
       sql`${invitationStudentResponses.id} > ${insertedId(invitationStudentResponses)} - changes()`,
-      "create",
-      childCreated,
+      ["invitationId", "responseId", "studentId", "answer"],
     ),
   );
   return statements;

@@ -142,12 +142,10 @@ export async function syncPushProviderRole(ctx: SchoolCtx, { body }: InputOf<typ
   const devices = have.length - drop.length + added.length;
   // Audited on the school (a built-in role belongs to none): the role and its devices before and after.
   const write = new Batch(ctx).add(
-    Schools.auditAction(
-      ctx,
-      eq(schools.id, school),
-      "sync-push-topic",
-      sql`json_object('pushTopic', json_object('old', ${topic}, 'new', ${topic}), 'pushDevices', json_object('old', ${have.length}, 'new', ${devices}))`,
-    ),
+    ...Schools.action(ctx, eq(schools.id, school), {
+      action: "sync-push-topic",
+      changes: { pushTopic: { old: topic, new: topic }, pushDevices: { old: have.length, new: devices } },
+    }),
   );
   if (drop.length) {
     write.add(
@@ -212,13 +210,12 @@ export async function cleanPushProviderTenants(ctx: SchoolCtx) {
   const topics = [...byTopic.keys()].sort();
   await new Batch(ctx)
     .add(
-      Schools.auditAction(
+      ...Schools.action(
         ctx,
         eq(schools.id, school),
-        "clean-push-topics",
-        sql`json_object('pushTopics', json_object('old', json(${JSON.stringify(topics)}), 'new', json('[]')))`,
+        { action: "clean-push-topics", changes: { pushTopics: { old: topics, new: [] } } },
+        ctx.deps.db.delete(pushSubscriptions).where(which),
       ),
-      ctx.deps.db.delete(pushSubscriptions).where(which),
     )
     .commit();
 }
