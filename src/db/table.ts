@@ -287,21 +287,17 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * // A column set from another column of the same row:
    * batch.add(...Students.update(ctx, inList(students.id, ids), { lastName: sql`upper(${students.lastName})` }));
    */
-  update(
-    ctx: C,
-    where: SQL | undefined,
-    set: SetValues<T>,
-    options: string | Omit<WriteOptions, "where"> = "update",
-  ): [Statement, Statement] {
+  update(ctx: C, where: SQL | undefined, set: SetValues<T>, options: string | Omit<WriteOptions, "where"> = "update") {
     const { action = "update", changes } = typeof options === "string" ? { action: options } : options;
     const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
     const scoped = this.where(ctx, where);
-    return [
-      changes
-        ? auditAction(ctx, this.audit, scoped, action, changesOf(changes))
-        : auditUpdate(ctx, this.audit, scoped, values, action),
-      ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(scoped),
-    ];
+    const audit = changes
+      ? auditAction(ctx, this.audit, scoped, action, changesOf(changes))
+      : auditUpdate(ctx, this.audit, scoped, values, action);
+    // The UPDATE is drizzle's, for a caller that needs its `returning` rows.
+    const update = ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(scoped);
+    const statements: [Statement, typeof update] = [audit, update];
+    return statements;
   }
 
   /**
@@ -330,12 +326,11 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * const [audit, update] = BulkProcesses.updateEverySchool(ctx, stuck, { status: "failed" }, "fail");
    * await commit(ctx, [audit, update.returning({ id: bulkProcesses.id })]);
    */
-  updateEverySchool(ctx: Ctx, where: SQL, set: SetValues<T>, action = "update") {
+  updateEverySchool(ctx: Ctx, where: SQL | undefined, set: SetValues<T>, action = "update") {
     const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
-    return [
-      auditUpdate(ctx, this.audit, where, values, action),
-      ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(where),
-    ] as const;
+    const update = ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(where);
+    const statements: [Statement, typeof update] = [auditUpdate(ctx, this.audit, where, values, action), update];
+    return statements;
   }
 
   /**
