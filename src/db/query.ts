@@ -13,6 +13,7 @@ import type { z } from "@hono/zod-openapi";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
+import { parseJson } from "../lib/json";
 import { keptFor } from "../lib/memo";
 import type { Db } from "./client";
 import { type Rendered, render, walk } from "./render";
@@ -536,15 +537,6 @@ export function jsonOf(expression: SQLWrapper, schema: z.ZodType, empty?: string
       : sql`coalesce(${expression}, ${sql.raw(`'${empty.replaceAll("'", "''")}'`)})`;
   jsonDecoders.set(field, { mapFromDriverValue: (value) => parseJson(schema, value) });
   return field;
-}
-
-/**
- * JSON text (a stored column, a request's own encoded part) parsed and checked by `schema`: the one
- * `JSON.parse` of the code outside the data layer's decoders. Text that is not JSON, or JSON the
- * schema refuses, throws (zod's error, or the parser's).
- */
-export function parseJson<S extends z.ZodType>(schema: S, text: unknown): z.output<S> {
-  return schema.parse(typeof text === "string" ? JSON.parse(text) : text);
 }
 
 /**

@@ -22,6 +22,7 @@ import { and, eq, lte, sql } from "../../db/sql";
 import { columnList, GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
@@ -62,7 +63,7 @@ const settings = {
 type SessionRow = typeof sessions.$inferSelect & { counts: string };
 
 function toSession(row: SessionRow): z.output<typeof SessionRecord> {
-  const counts = SessionRecord.shape.counts.safeParse(JSON.parse(row.counts || "{}"));
+  const counts = parseJson(SessionRecord.shape.counts, row.counts || "{}", { days: 0, slots: 0, places: 0, booked: 0 });
   return {
     ...timestamps(row),
     taskId: row.taskId,
@@ -77,7 +78,7 @@ function toSession(row: SessionRow): z.output<typeof SessionRecord> {
     status: row.status,
     publishedAt: row.publishedAt,
     createdBy: row.createdBy,
-    counts: counts.success ? counts.data : { days: 0, slots: 0, places: 0, booked: 0 },
+    counts,
   };
 }
 

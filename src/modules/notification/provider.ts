@@ -27,6 +27,7 @@ import { and, eq, isNull, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { errorFields, log } from "../../lib/log";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -288,7 +289,7 @@ export async function getPushProviderUser(ctx: SchoolCtx, { params }: InputOf<ty
         platform: d.platform,
         token: `…${d.token.slice(-4)}`,
         providerTopics: await ctx.deps.push.topicsOf(d.token),
-        recordedTopics: Topics.parse(JSON.parse(d.topics)).sort(),
+        recordedTopics: parseJson(Topics, d.topics).sort(),
       })),
     );
   } catch (err) {

@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
-import { eq, sql } from "../../db/sql";
+import { eq } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";

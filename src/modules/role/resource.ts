@@ -23,6 +23,7 @@ import type { Change } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -53,7 +54,7 @@ const permissionsJson = sql<string>`(SELECT json_group_array(json_object('id', p
 
 const PermissionList = z.array(Permission);
 const toPermissions = (raw: string | null): Granted[] =>
-  PermissionList.parse(JSON.parse(raw ?? "[]")).sort((a, b) => a.name.localeCompare(b.name));
+  parseJson(PermissionList, raw ?? "[]").sort((a, b) => a.name.localeCompare(b.name));
 
 export const roleResource = defineResource({
   name: "role",

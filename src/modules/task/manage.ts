@@ -17,8 +17,8 @@ import {
   taskReminders,
   tasks,
 } from "../../db/schema/task";
-import { and, asc, eq, type SQL, sql } from "../../db/sql";
-import { GuardFailed, guard, type Statement } from "../../db/write";
+import { asc, eq, type SQL, sql } from "../../db/sql";
+import { GuardFailed, type Statement } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";

@@ -17,6 +17,7 @@ import { RouteStudents, Routes, routeStudents, routes, Transports, transports } 
 import { eq, gte, isNull, lte, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
+import { parseJson } from "../../lib/json";
 import { orNull } from "../../lib/nullable";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
@@ -176,7 +177,7 @@ export async function familyRoutes(ctx: SchoolCtx, { query }: InputOf<typeof rou
   const weekday = isoWeekday(date);
   const off = dayOff(date, calendar);
   const actingFor = new Set(actedForBy(self, results.get(delegations), now));
-  const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
+  const via = (r: { via: string }) => parseJson(z.array(z.number()), r.via || "[]");
   const bit = 1 << (weekday - 1);
   // A route's stops, parsed once for all the rides on it (siblings, both directions of a family).
   const parsed = new Map<string | null, ReturnType<typeof parseStops>>();

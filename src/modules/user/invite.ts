@@ -22,7 +22,6 @@ import { hit } from "../../lib/rate-limit";
 import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
 import { live } from "./members";
-import { userAudit } from "./people";
 import { checkRoles, joinSchool } from "./service";
 
 export const INVITE_REQUESTS_PER_HOUR = 30;
