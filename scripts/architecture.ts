@@ -356,8 +356,8 @@ export function analyse(): Report {
  * payload (`json_object('old', ...)`: `Data.action`/`update`/`insertMany` take named `changes`),
  * no call of the audit helpers (`auditCreate`, `auditUpdate`, `auditDelete`, `auditAction`, a
  * `.auditAction(` method), no import of src/db/audit.ts, and no `JSON.parse(` (a query's JSON is a
- * `jsonOf(expression, schema)` field; other text goes through `parseJson(schema, text)`, both in
- * src/db/query.ts).
+ * `jsonOf(expression, schema)` field, src/db/query.ts; other text goes through `parseJson(schema,
+ * text)`, src/lib/json.ts).
  */
 export interface DataLayerReport {
   findings: Finding[];
@@ -372,7 +372,19 @@ const AUDIT_HELPERS = new Set(["auditCreate", "auditUpdate", "auditDelete", "aud
  * ceiling that only goes down (test/node/architecture.test.ts holds each file to its figure exactly,
  * so a conversion lowers it and nothing new comes in). Printed as "left to convert".
  */
-export const LEFT_TO_CONVERT: Readonly<Record<string, number>> = {};
+export const LEFT_TO_CONVERT: Readonly<Record<string, number>> = {
+  "src/modules/bulk-process/batch-writes.ts": 1,
+  "src/modules/bulk-process/family-import.ts": 2,
+  "src/modules/bulk-process/group-import.ts": 1,
+  "src/modules/bulk-process/people-import.ts": 3,
+  "src/modules/bulk-process/route-student-import.ts": 1,
+  "src/modules/delegate/resource.ts": 2,
+  "src/modules/device-token/resource.ts": 2,
+  "src/modules/event/resource.ts": 2,
+  "src/modules/exit-permission/effects.ts": 2,
+  "src/modules/notification/notify.ts": 2,
+  "src/modules/webhook/deliveries.ts": 1,
+};
 
 export function dataLayerRules(): DataLayerReport {
   const findings: Finding[] = [];

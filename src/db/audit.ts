@@ -215,6 +215,28 @@ export function auditCreated(
   return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
 }
 
+/**
+ * The audit row of a change that has no row of its own to read (the platform's reset: entity
+ * `reset-data`, record 0), with named `changes`, in no school.
+ */
+export function auditEntry(
+  ctx: Ctx,
+  entry: { entity: string; recordId: number; action: string; changes: Changes },
+): Statement {
+  const now = ctx.deps.clock.now().toISOString();
+  return ctx.deps.db.insert(auditLog).values({
+    createdAt: now,
+    updatedAt: now,
+    schoolId: null,
+    ...actorValues(ctx),
+    entity: entry.entity,
+    recordId: entry.recordId,
+    action: entry.action,
+    changes: changesOf(entry.changes),
+    requestId: ctx.requestId,
+  });
+}
+
 /** The audit rows of a DELETE of the rows matching `where`: every field's last value. */
 export function auditDelete(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action = "delete"): Statement {
   const secret = new Set(target.secret ?? []);

@@ -35,7 +35,7 @@ import { withSearch } from "./search";
 import { and, Column, eq, getTableName, is, ne, type SQL, type SQLWrapper, sql, TableAliasProxyHandler } from "./sql";
 import { guard, inList, insertedId, type Statement } from "./write";
 
-export { type Change, type Changes, REDACTED } from "./audit";
+export { auditEntry, type Change, type Changes, REDACTED } from "./audit";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */
 export type RecordTable = SQLiteTable & {
@@ -409,6 +409,15 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
   /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
   auditRemoved(ctx: C, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
+  }
+
+  /**
+   * The audit rows of rows a cascade removes in whichever school they are (`where` says which:
+   * the profiles a taken role removes, also when a person's account goes in every school): place
+   * before the statement that removes them.
+   */
+  removedEverySchool(ctx: Ctx, where: SQL, action = "delete"): Statement {
+    return auditDelete(ctx, this.audit, where, action);
   }
 
   /**
