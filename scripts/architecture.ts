@@ -22,6 +22,9 @@
  *   its Spanish in the catalogue. (The helpers take a `Message`, so the type checker refuses most;
  *   this also catches `verbatim("English")`, which would slip a sentence past the catalogue.)
  *
+ * - `dataLayerRules` (its own walk): audit payloads, audit helper calls and imports, and
+ *   `JSON.parse` in src/modules, held to the per-file ceiling `LEFT_TO_CONVERT`.
+ *
  * `npm run -s architecture` prints the figures; test/node/architecture.test.ts holds them.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";

@@ -11,6 +11,11 @@
  * - `insert`, `update`, `delete` (and the guarded one-row `updateOne`, `deleteOne`) give the
  *   statements of a write with its audit row, for one `commit` (src/db/write.ts); the folded
  *   copies of searched columns (src/db/search.ts) are written with the values.
+ * - the audit trail is written here too, never by a module: `update`/`delete` are set-based (one
+ *   audit row per row touched, by an `INSERT ... SELECT` before the change), `action` records an
+ *   action that writes other tables, `insertMany` the rows of a set-based insert, `completed` a
+ *   trigger-made row; a payload more than the row's columns is named `changes`
+ *   (`{ roleIds: { old, new } }`), which the data layer renders (src/db/audit.ts `changesOf`).
  *
  * @example
  * export const Documents = dataTable(documents, { entity: "document" });
