@@ -382,7 +382,6 @@ export const LEFT_TO_CONVERT: Readonly<Record<string, number>> = {
   "src/modules/bulk-process/people-import.ts": 3,
   "src/modules/bulk-process/route-student-import.ts": 1,
   "src/modules/delegate/resource.ts": 2,
-  "src/modules/device-token/resource.ts": 2,
   "src/modules/event/resource.ts": 2,
   "src/modules/exit-permission/effects.ts": 2,
   "src/modules/notification/notify.ts": 2,

@@ -256,9 +256,10 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
 
   /**
    * INSERT of one row in the current school (returning it) and its audit row; `changes` replaces
-   * the audit row's changes (an SQL JSON object over the new row) when the record is more than its columns.
+   * the audit row's changes (named fields over the new row) when the record is more than its columns;
+   * `inSchool`: a platform row (a device's token) recorded under the current school, as its updates are.
    */
-  insert(ctx: C, values: InsertSet<T>, options: { changes?: Changes } = {}) {
+  insert(ctx: C, values: InsertSet<T>, options: { changes?: Changes; inSchool?: boolean } = {}) {
     const at = now(ctx);
     const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
     const row: SQLiteInsertValue<T> = {
@@ -271,7 +272,7 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
       ctx.deps.db.insert(this.table).values(withSearch(this.table, row)).returning(),
       options.changes
         ? auditAction(ctx, this.audit, eq(this.table.id, this.insertedId()), "create", changesOf(options.changes))
-        : auditCreate(ctx, this.audit, row, schoolId),
+        : auditCreate(ctx, this.audit, row, options.inSchool ? ctx.schoolId : schoolId),
     ] as const;
   }
 
