@@ -13,7 +13,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { auditLog } from "./schema/audit-log";
 import { searchCopyKeys } from "./search";
-import { getTableColumns, type SQL, sql } from "./sql";
+import { Column, getTableColumns, type SQL, type SQLWrapper, sql } from "./sql";
 import { insertedId, type Statement } from "./write";
 
 export const REDACTED = "[redacted]";
@@ -48,6 +48,9 @@ const driverValue = (column: SQLiteColumn, value: unknown) =>
   value === null || value === undefined || isSql(value) ? value : column.mapToDriverValue(value);
 
 const isSql = (v: unknown): v is SQL => typeof v === "object" && v !== null && "queryChunks" in v;
+
+const isWrapper = (v: unknown): v is SQLWrapper =>
+  typeof v === "object" && v !== null && "getSQL" in v && typeof v.getSQL === "function";
 
 /**
  * The SQL of `stored` (a value as `column` stores it: the column itself, a bound value, an
@@ -136,6 +139,102 @@ export function auditUpdate(
       ? sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(parts, sql`, `)}) WHERE column2 IS NOT NULL)`
       : sql`'{}'`,
   );
+}
+
+/**
+ * One named field of an audit payload: its value before and after the change, each a value (a
+ * string, a number, null; an array, an object or a boolean recorded as JSON) or SQL over the
+ * audited row (`auditValue` for a column's typed value). `ifChanged`: recorded only when the two
+ * differ (`IS NOT`), as an update records only the fields it changes.
+ */
+export interface Change {
+  old: unknown;
+  new: unknown;
+  ifChanged?: boolean;
+}
+
+/** An audit payload named field by field: `{ roleIds: { old: [1], new: [1, 4] } }`. */
+export type Changes = Readonly<Record<string, Change>>;
+
+/** A name or a constant written into the statement's text (code's own words, never a request's). */
+const literal = (text: string) => sql.raw(`'${text.replaceAll("'", "''")}'`);
+
+/** A value of a `Change` in SQL, as the trail records it. */
+function changeValue(value: unknown): SQL {
+  if (isSql(value)) return value;
+  // A column, a subquery (a `Query`): written where it stands.
+  if (value instanceof Column || isWrapper(value)) return sql`${value}`;
+  if (value === null || value === undefined) return sql.raw("NULL");
+  if (typeof value === "boolean") return sql.raw(value ? "json('true')" : "json('false')");
+  if (typeof value === "object") return sql`json(${JSON.stringify(value)})`;
+  return sql`${value}`;
+}
+
+/**
+ * The SQL JSON object of named changes (`{ key: { old, new } }`): the one place a payload of
+ * named fields is written. Fields with `ifChanged` drop out when their values are the same.
+ */
+export function changesOf(changes: Changes): SQL {
+  const entries = Object.entries(changes);
+  if (entries.length === 0) return sql`'{}'`;
+  const pair = (c: Change) => sql`json_object('old', ${changeValue(c.old)}, 'new', ${changeValue(c.new)})`;
+  if (!entries.some(([, c]) => c.ifChanged)) {
+    return sql`json_object(${sql.join(
+      entries.map(([key, c]) => sql`${literal(key)}, ${pair(c)}`),
+      sql`, `,
+    )})`;
+  }
+  const rows = entries.map(([key, c]) =>
+    c.ifChanged
+      ? sql`(${literal(key)}, CASE WHEN ${changeValue(c.old)} IS NOT ${changeValue(c.new)} THEN ${pair(c)} END)`
+      : sql`(${literal(key)}, ${pair(c)})`,
+  );
+  return sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(rows, sql`, `)}) WHERE column2 IS NOT NULL)`;
+}
+
+/**
+ * The audit rows (`create`, or `action`) of rows a set-based INSERT wrote, those matching `where`:
+ * each the columns `keys` with old null and new the stored value (typed as the trail records it).
+ * Place it after the INSERT.
+ */
+export function auditCreated(
+  ctx: Ctx,
+  target: AuditTarget,
+  where: SQL | undefined,
+  keys: readonly string[],
+  action = "create",
+): Statement {
+  const secret = new Set(target.secret ?? []);
+  const columns = getTableColumns(target.table);
+  const parts = keys.map((key) => {
+    const column = columns[key];
+    if (!column) throw new Error(`${target.entity}: no column ${key}`);
+    const value = secret.has(key) ? sql`${REDACTED}` : auditValue(column, column);
+    return sql`${literal(key)}, json_object('old', NULL, 'new', ${value})`;
+  });
+  return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
+}
+
+/**
+ * The audit row of a change that has no row of its own to read (the platform's reset: entity
+ * `reset-data`, record 0), with named `changes`, in no school.
+ */
+export function auditEntry(
+  ctx: Ctx,
+  entry: { entity: string; recordId: number; action: string; changes: Changes },
+): Statement {
+  const now = ctx.deps.clock.now().toISOString();
+  return ctx.deps.db.insert(auditLog).values({
+    createdAt: now,
+    updatedAt: now,
+    schoolId: null,
+    ...actorValues(ctx),
+    entity: entry.entity,
+    recordId: entry.recordId,
+    action: entry.action,
+    changes: changesOf(entry.changes),
+    requestId: ctx.requestId,
+  });
 }
 
 /** The audit rows of a DELETE of the rows matching `where`: every field's last value. */

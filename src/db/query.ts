@@ -9,9 +9,11 @@
  * batch (`commit`'s reads), or is embedded in other SQL as a subquery (`EXISTS ${q}`,
  * `inArray(column, q)`), where drizzle puts it in parentheses.
  */
+import type { z } from "@hono/zod-openapi";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import { SQLiteAsyncDialect, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
+import { parseJson } from "../lib/json";
 import { keptFor } from "../lib/memo";
 import type { Db } from "./client";
 import { type Rendered, render, walk } from "./render";
@@ -499,10 +501,42 @@ function unqualified(expression: SQL): SQL {
 }
 
 /** Under test: the SELECT built here renders as drizzle's own builder renders the same query. */
-/** A read's keys, in order, and the column decoding each one's stored value (undefined: as stored). */
+/** What decodes a stored value: a column, or a JSON field's schema-checked decoder. */
+interface Decoder {
+  mapFromDriverValue(value: unknown): unknown;
+}
+
+/** A read's keys, in order, and what decodes each one's stored value (undefined: as stored). */
 interface Decoding {
   keys: readonly string[];
-  decoders: readonly (SQLiteColumn | undefined)[];
+  decoders: readonly (Decoder | undefined)[];
+}
+
+/** The decoder of each JSON field (`jsonOf`): its text parsed and checked by its schema. */
+const jsonDecoders = new WeakMap<SQL, Decoder>();
+
+/**
+ * The one way to read a JSON value a query builds or a column stores as text (a
+ * `json_group_array` sub-select, a `json_object`, a text column holding JSON): a field whose value
+ * is parsed and checked by `schema` when the row is decoded, so a row never carries unchecked JSON.
+ * NULL (a sub-select over no row, an empty column) reads as `empty`, given as SQL in the field
+ * (`coalesce(expression, empty)`), or as null without one.
+ * @example
+ * const Teachers = z.array(z.object({ id: z.number(), name: z.string() }));
+ * const teachers = sql`(SELECT json_group_array(json_object('id', t.id, 'name', t.name)) FROM ...)`;
+ * const row = await Groups.select(ctx, { id: groups.id, teachers: jsonOf(teachers, Teachers, "[]") }).first();
+ * row?.teachers; // { id: number; name: string }[]
+ */
+export function jsonOf<S extends z.ZodType>(expression: SQLWrapper, schema: S, empty: string): SQL<z.output<S>>;
+export function jsonOf<S extends z.ZodType>(expression: SQLWrapper, schema: S): SQL<z.output<S> | null>;
+export function jsonOf(expression: SQLWrapper, schema: z.ZodType, empty?: string): SQL {
+  // The fallback written out, not bound: a field without parameters is rendered once per isolate.
+  const field =
+    empty === undefined
+      ? sql`${expression}`
+      : sql`coalesce(${expression}, ${sql.raw(`'${empty.replaceAll("'", "''")}'`)})`;
+  jsonDecoders.set(field, { mapFromDriverValue: (value) => parseJson(schema, value) });
+  return field;
 }
 
 /**
@@ -514,6 +548,7 @@ function decodingOf(fields: Fields): Decoding {
   const keys = Object.keys(fields);
   const decoders = keys.map((key) => {
     const f = fields[key];
+    if (f instanceof SQL) return jsonDecoders.get(f);
     return f && "mapFromDriverValue" in f && f.mapFromDriverValue !== Column.prototype.mapFromDriverValue
       ? f
       : undefined;

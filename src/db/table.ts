@@ -16,6 +16,11 @@
  *   for an upsert), `joinOn` (a JOIN item with its scope), `where(ctx, ...)` (its WHERE),
  *   `exists` and `pick` (one-table subqueries). A module never calls `scope` itself
  *   (scripts/architecture.ts refuses it).
+ * - the audit trail is written here too, never by a module: `update`/`delete` are set-based (one
+ *   audit row per row touched, by an `INSERT ... SELECT` before the change), `action` records an
+ *   action that writes other tables, `insertMany` the rows of a set-based insert, `completed` a
+ *   trigger-made row; a payload more than the row's columns is named `changes`
+ *   (`{ roleIds: { old, new } }`), which the data layer renders (src/db/audit.ts `changesOf`).
  *
  * @example
  * export const Documents = dataTable(documents, { entity: "document" });
@@ -25,11 +30,22 @@
  */
 import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, now, type SchoolCtx } from "../lib/context";
-import { type AuditTarget, auditAction, auditCreate, auditDelete, auditUpdate } from "./audit";
+import {
+  type AuditTarget,
+  auditAction,
+  auditCreate,
+  auditCreated,
+  auditDelete,
+  auditUpdate,
+  type Changes,
+  changesOf,
+} from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
 import { and, Column, eq, getTableName, is, ne, type SQL, type SQLWrapper, sql, TableAliasProxyHandler } from "./sql";
 import { columnList, guard, inList, insertedId, type Statement } from "./write";
+
+export { auditEntry, type Change, type Changes, REDACTED } from "./audit";
 
 /** A table the data layer serves: every stored record has an integer id and its timestamps. */
 export type RecordTable = SQLiteTable & {
@@ -83,10 +99,16 @@ export interface WriteOptions {
   /** Further conditions the row must meet (states, rules). */
   where?: SQL;
   /**
-   * The audit row's `changes` (an SQL JSON object over the row before the change), when the change
-   * is more than its columns: a role's permissions, kept in another table.
+   * The audit row's `changes`, named field by field (`{ roleIds: { old, new } }`, src/db/audit.ts
+   * `Changes`), when the change is more than its columns: a role's permissions, kept in another table.
    */
-  changes?: SQL;
+  changes?: Changes;
+}
+
+/** What an audited action records: its name and its named changes (`Data.action`). */
+export interface ActionAudit {
+  action: string;
+  changes: Changes;
 }
 
 /** Schools whose tenant conditions a table keeps per isolate (then it starts again). */
@@ -301,9 +323,10 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
 
   /**
    * INSERT of one row in the current school (returning it) and its audit row; `changes` replaces
-   * the audit row's changes (an SQL JSON object over the new row) when the record is more than its columns.
+   * the audit row's changes (named fields over the new row) when the record is more than its columns;
+   * `inSchool`: a platform row (a device's token) recorded under the current school, as its updates are.
    */
-  insert(ctx: C, values: InsertSet<T>, options: { changes?: SQL } = {}) {
+  insert(ctx: C, values: InsertSet<T>, options: { changes?: Changes; inSchool?: boolean } = {}) {
     const at = now(ctx);
     const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
     const row: SQLiteInsertValue<T> = {
@@ -315,8 +338,8 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
     return [
       ctx.deps.db.insert(this.table).values(withSearch(this.table, row)).returning(),
       options.changes
-        ? auditAction(ctx, this.audit, eq(this.table.id, this.insertedId()), "create", options.changes)
-        : auditCreate(ctx, this.audit, row, schoolId),
+        ? auditAction(ctx, this.audit, eq(this.table.id, this.insertedId()), "create", changesOf(options.changes))
+        : auditCreate(ctx, this.audit, row, options.inSchool ? ctx.schoolId : schoolId),
     ] as const;
   }
 
@@ -325,53 +348,149 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
     return insertedId(this.table);
   }
 
-  /** Audit + UPDATE of this school's rows matching `where` (every row: one audit row each). */
-  update(ctx: C, where: SQL | undefined, set: SetValues<T>, action = "update"): [Statement, Statement] {
+  /**
+   * The audited set-based update: audit + UPDATE of this school's rows matching `where`, one audit
+   * row per row (written by an `INSERT ... SELECT` over the same rows, before the update), its
+   * payload the columns `set` changes, old and new computed from the SET expressions themselves; a
+   * value may be SQL over the row. `action` names it in the trail; `changes` records named fields
+   * instead, for a change that is more than the row's columns.
+   * @example
+   * // Every open task of the folder archived, each task's audit row `{ archived: { old: false, new: true } }`:
+   * batch.add(...Tasks.update(ctx, and(eq(tasks.folderId, id), eq(tasks.archived, false)), { archived: true }, "archive"));
+   * // A column set from another column of the same row:
+   * batch.add(...Students.update(ctx, inList(students.id, ids), { lastName: sql`upper(${students.lastName})` }));
+   */
+  update(ctx: C, where: SQL | undefined, set: SetValues<T>, options: string | Omit<WriteOptions, "where"> = "update") {
+    const { action = "update", changes } = typeof options === "string" ? { action: options } : options;
     const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
     const scoped = this.where(ctx, where);
+    const audit = changes
+      ? auditAction(ctx, this.audit, scoped, action, changesOf(changes))
+      : auditUpdate(ctx, this.audit, scoped, values, action);
+    // The UPDATE is drizzle's, for a caller that needs its `returning` rows.
+    const update = ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(scoped);
+    const statements: [Statement, typeof update] = [audit, update];
+    return statements;
+  }
+
+  /**
+   * The audited set-based delete: audit + DELETE of this school's rows matching `where`, each audit
+   * row every field's last value (or the named `changes`: a task's reason for going).
+   */
+  delete(
+    ctx: C,
+    where: SQL | undefined,
+    options: string | Omit<WriteOptions, "where"> = "delete",
+  ): [Statement, Statement] {
+    const { action = "delete", changes } = typeof options === "string" ? { action: options } : options;
+    const scoped = this.where(ctx, where);
     return [
-      auditUpdate(ctx, this.audit, scoped, values, action),
-      ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(scoped),
+      changes
+        ? auditAction(ctx, this.audit, scoped, action, changesOf(changes))
+        : auditDelete(ctx, this.audit, scoped, action),
+      ctx.deps.db.delete(this.table).where(scoped),
     ];
   }
 
-  /** Audit + DELETE of this school's rows matching `where`. */
-  delete(ctx: C, where: SQL | undefined, action = "delete"): [Statement, Statement] {
-    const scoped = this.where(ctx, where);
-    return [auditDelete(ctx, this.audit, scoped, action), ctx.deps.db.delete(this.table).where(scoped)];
+  /**
+   * The audited update of rows in every school (`update` without the scope): for a job that has no
+   * school (failing every school's stuck processes). The UPDATE is drizzle's, for its `returning`.
+   * @example
+   * const [audit, update] = BulkProcesses.updateEverySchool(ctx, stuck, { status: "failed" }, "fail");
+   * await commit(ctx, [audit, update.returning({ id: bulkProcesses.id })]);
+   */
+  updateEverySchool(ctx: Ctx, where: SQL | undefined, set: SetValues<T>, action = "update") {
+    const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
+    const update = ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(where);
+    const statements: [Statement, typeof update] = [auditUpdate(ctx, this.audit, where, values, action), update];
+    return statements;
+  }
+
+  /**
+   * The audited delete of rows in every school (`delete` without the scope): for platform code
+   * about one person across the schools they belong to (deleting their account).
+   */
+  deleteEverySchool(ctx: Ctx, where: SQL, action = "delete"): [Statement, Statement] {
+    return [auditDelete(ctx, this.audit, where, action), ctx.deps.db.delete(this.table).where(where)];
   }
 
   /** Audit + UPDATE of the record `id` + a guard that aborts the batch when it matched nothing. */
   updateOne(ctx: C, id: number | SQL<number>, set: SetValues<T>, options: WriteOptions = {}): Statement[] {
     const where = and(eq(this.table.id, id), options.where);
-    if (options.changes) {
-      const values: Record<string, unknown> = { ...set, updatedAt: now(ctx) };
-      return [
-        this.auditAction(ctx, where, options.action ?? "update", options.changes),
-        ctx.deps.db.update(this.table).set(withSearch(this.table, values)).where(this.where(ctx, where)),
-        guard(ctx.deps.db),
-      ];
-    }
-    return [...this.update(ctx, where, set, options.action), guard(ctx.deps.db)];
+    return [...this.update(ctx, where, set, options), guard(ctx.deps.db)];
   }
 
   /** Audit + DELETE of the record `id` + a guard. */
   deleteOne(ctx: C, id: number | SQL<number>, options: WriteOptions = {}): Statement[] {
-    return [...this.delete(ctx, and(eq(this.table.id, id), options.where), options.action), guard(ctx.deps.db)];
+    return [...this.delete(ctx, and(eq(this.table.id, id), options.where), options), guard(ctx.deps.db)];
   }
 
   /**
-   * The audit rows of a change that is not a column update of these rows (an action that writes
-   * other tables): one per row matching `where`, with `changes` an SQL JSON object. Place it
-   * before the change.
+   * An audited action on this school's rows matching `where` that is not a column update of them
+   * (it writes other tables: a group's participants, a role's permissions): its audit rows, one per
+   * matching row and read before the writes, with the named `changes` (the data layer writes the
+   * payload), then the `writes`. A `where` that holds only when there is something to change keeps
+   * a no-op out of the trail.
+   * @example
+   * batch.add(
+   *   ...Users.action(ctx, eq(users.id, userId), {
+   *     action: "set-roles",
+   *     changes: { roleIds: { old: held, new: wanted } }, // values, or SQL over the row
+   *   }, ...roleWrites),
+   * );
    */
-  auditAction(ctx: C, where: SQL | undefined, action: string, changes: SQL): Statement {
-    return auditAction(ctx, this.audit, this.where(ctx, where), action, changes);
+  action(ctx: C, where: SQL | undefined, audit: ActionAudit, ...writes: Statement[]): [Statement, ...Statement[]] {
+    return [auditAction(ctx, this.audit, this.where(ctx, where), audit.action, changesOf(audit.changes)), ...writes];
+  }
+
+  /**
+   * The audited set-based insert: `insert` (an `INSERT ... SELECT` of many rows) and the audit row
+   * of each row it wrote (`inserted`: the condition that picks them once it ran, e.g. their ids
+   * above the sequence before it), recording the columns `keys` as created (old null, new the
+   * stored value, as the trail types it). `action` is `create` unless named.
+   * @example
+   * const before = sql`(SELECT seq FROM sqlite_sequence WHERE name = 'group_teacher')`;
+   * batch.add(...GroupTeachers.insertMany(ctx, insertTeachers, sql`${groupTeachers.id} > ${before}`, ["groupId", "teacherId"]));
+   */
+  insertMany(
+    ctx: C,
+    insert: Statement,
+    inserted: SQL | undefined,
+    keys: readonly (keyof InsertValues<T> & string)[],
+    action = "create",
+  ): [Statement, Statement] {
+    return [insert, auditCreated(ctx, this.audit, this.where(ctx, inserted), keys, action)];
+  }
+
+  /**
+   * A record a trigger made earlier in the batch (a role's profile row, made by the membership's
+   * trigger) completed by this batch: the UPDATE of this school's rows matching `where` with `set`
+   * (and its searched copies), then its audit row, recorded as its creation with `set` and the
+   * `made` values the trigger wrote (its user).
+   */
+  completed(ctx: C, where: SQL, set: SetValues<T>, made: SetValues<T> = {}): [Statement, Statement] {
+    const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
+    return [
+      ctx.deps.db
+        .update(this.table)
+        .set(withSearch(this.table, { ...set, updatedAt: now(ctx) }))
+        .where(this.where(ctx, where)),
+      auditCreate(ctx, this.audit, { ...made, ...set }, schoolId),
+    ];
   }
 
   /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
   auditRemoved(ctx: C, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
+  }
+
+  /**
+   * The audit rows of rows a cascade removes in whichever school they are (`where` says which:
+   * the profiles a taken role removes, also when a person's account goes in every school): place
+   * before the statement that removes them.
+   */
+  removedEverySchool(ctx: Ctx, where: SQL, action = "delete"): Statement {
+    return auditDelete(ctx, this.audit, where, action);
   }
 
   /**

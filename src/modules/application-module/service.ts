@@ -116,12 +116,10 @@ export function initializeStatements(ctx: SchoolCtx) {
   const lacking = notExists(SchoolModules.select(ctx, { one: sql`1` }).where(eq(s.moduleId, am.id)));
   const missingKeys = db.select({ key: am.key }).from(am).where(lacking).orderBy(asc(am.key));
   // The audit row of initialising a school's modules: its record is the school.
-  const audit = Schools.auditAction(
-    ctx,
-    and(eq(schools.id, schoolId), ApplicationModules.exists(ctx, lacking)),
-    "initialize-modules",
-    sql`json_object('modules', json_object('old', NULL, 'new', json((SELECT json_group_array("key") FROM (${missingKeys})))))`,
-  );
+  const [audit] = Schools.action(ctx, and(eq(schools.id, schoolId), ApplicationModules.exists(ctx, lacking)), {
+    action: "initialize-modules",
+    changes: { modules: { old: null, new: sql`json((SELECT json_group_array("key") FROM (${missingKeys})))` } },
+  });
   const insert = SchoolModules.insertFrom(
     ctx,
     // The WHERE also keeps SQLite from reading ON CONFLICT as a join constraint.

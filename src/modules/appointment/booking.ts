@@ -378,27 +378,26 @@ export async function createAppointment(ctx: SchoolCtx, { params, body }: InputO
     ),
     guardCount(ctx.deps.db, ids.length),
     // The family rule inside the write: the visit's appointments only while the family holds fewer visits.
-    Appointments.insertFrom(
+    ...Appointments.insertMany(
       ctx,
-      (row) =>
-        sql`SELECT ${row({
-          slotId: sql`j.value`,
-          sessionId: first.sessionId,
-          studentId: student.id,
-          familyId: student.familyId,
-          visit,
-          status: "booked",
-          bookedBy: ctx.userId,
-          bookedFor,
-          note: body.note ?? null,
-        })} FROM json_each(${JSON.stringify(ids)}) j WHERE (${visits}) < (${limit}) ORDER BY j.key`,
-      at,
-    ),
-    Appointments.auditAction(
-      ctx,
+      Appointments.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            slotId: sql`j.value`,
+            sessionId: first.sessionId,
+            studentId: student.id,
+            familyId: student.familyId,
+            visit,
+            status: "booked",
+            bookedBy: ctx.userId,
+            bookedFor,
+            note: body.note ?? null,
+          })} FROM json_each(${JSON.stringify(ids)}) j WHERE (${visits}) < (${limit}) ORDER BY j.key`,
+        at,
+      ),
       eq(appointments.visit, visit),
-      "create",
-      sql`json_object('slotId', json_object('old', NULL, 'new', ${appointments.slotId}), 'studentId', json_object('old', NULL, 'new', ${appointments.studentId}), 'visit', json_object('old', NULL, 'new', ${appointments.visit}), 'status', json_object('old', NULL, 'new', ${appointments.status}), 'bookedFor', json_object('old', NULL, 'new', ${appointments.bookedFor}))`,
+      ["slotId", "studentId", "visit", "status", "bookedFor"],
     ),
     abortIf(
       ctx.deps.db,

@@ -22,6 +22,7 @@ import { and, eq, lte, sql } from "../../db/sql";
 import { GuardFailed, guardCount, inList, insertedId } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import type { OrderKey } from "../../lib/pagination";
 import { idFilter } from "../../lib/params";
@@ -62,7 +63,7 @@ const settings = {
 type SessionRow = typeof sessions.$inferSelect & { counts: string };
 
 function toSession(row: SessionRow): z.output<typeof SessionRecord> {
-  const counts = SessionRecord.shape.counts.safeParse(JSON.parse(row.counts || "{}"));
+  const counts = parseJson(SessionRecord.shape.counts, row.counts || "{}", { days: 0, slots: 0, places: 0, booked: 0 });
   return {
     ...timestamps(row),
     taskId: row.taskId,
@@ -77,7 +78,7 @@ function toSession(row: SessionRow): z.output<typeof SessionRecord> {
     status: row.status,
     publishedAt: row.publishedAt,
     createdBy: row.createdBy,
-    counts: counts.success ? counts.data : { days: 0, slots: 0, places: 0, booked: 0 },
+    counts,
   };
 }
 
@@ -382,10 +383,10 @@ export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: Input
   }
   const now = ctx.deps.clock.now().toISOString();
   const given = (["slotMinutes", "breakMinutes", "capacity"] as const).filter((k) => body[k] !== undefined);
-  const changes = sql`json_object('slots', json_object('old', ${existing.length}, 'new', ${planned.length})${sql.join(
-    given.map((k) => sql`, ${k}, json_object('old', ${sessions[k]}, 'new', ${body[k]})`),
-    sql``,
-  )})`;
+  const changes = {
+    slots: { old: existing.length, new: planned.length },
+    ...Object.fromEntries(given.map((k) => [k, { old: sessions[k], new: body[k] }])),
+  };
   const batch = new Batch(ctx).add(
     ...Sessions.updateOne(ctx, params.id, Object.fromEntries(given.map((k) => [k, body[k]])), {
       action: "generate-slots",
@@ -403,28 +404,27 @@ export async function updateSessionSlots(ctx: SchoolCtx, { params, body }: Input
   if (created.length) {
     const rows = created.map((c) => [c.dayId, c.teacherId, c.date, c.start, c.end, c.startsAt, c.endsAt]);
     batch.add(
-      TimeSlots.insertFrom(
+      ...TimeSlots.insertMany(
         ctx,
-        (row) =>
-          sql`SELECT ${row({
-            sessionId: params.id,
-            dayId: sql`j.value->>0`,
-            teacherId: sql`j.value->>1`,
-            date: sql`j.value->>2`,
-            start: sql`j.value->>3`,
-            end: sql`j.value->>4`,
-            startsAt: sql`j.value->>5`,
-            endsAt: sql`j.value->>6`,
-            capacity: plan.capacity,
-            booked: 0,
-          })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
-        now,
-      ),
-      TimeSlots.auditAction(
-        ctx,
+        TimeSlots.insertFrom(
+          ctx,
+          (row) =>
+            sql`SELECT ${row({
+              sessionId: params.id,
+              dayId: sql`j.value->>0`,
+              teacherId: sql`j.value->>1`,
+              date: sql`j.value->>2`,
+              start: sql`j.value->>3`,
+              end: sql`j.value->>4`,
+              startsAt: sql`j.value->>5`,
+              endsAt: sql`j.value->>6`,
+              capacity: plan.capacity,
+              booked: 0,
+            })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+          now,
+        ),
         sql`${timeSlots.id} > ${insertedId(timeSlots)} - changes()`,
-        "create",
-        sql`json_object('sessionId', json_object('old', NULL, 'new', ${timeSlots.sessionId}), 'startsAt', json_object('old', NULL, 'new', ${timeSlots.startsAt}), 'endsAt', json_object('old', NULL, 'new', ${timeSlots.endsAt}), 'teacherId', json_object('old', NULL, 'new', ${timeSlots.teacherId}), 'capacity', json_object('old', NULL, 'new', ${timeSlots.capacity}))`,
+        ["sessionId", "startsAt", "endsAt", "teacherId", "capacity"],
       ),
     );
   }

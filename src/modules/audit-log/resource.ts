@@ -12,6 +12,7 @@ import { Users, users } from "../../db/schema/core";
 import { and, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
 import { dateTime } from "../../lib/dates";
+import { parseJson } from "../../lib/json";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
 import { copyOf, copyTable, identity } from "../user/api";
@@ -71,11 +72,7 @@ function recordWhere(ref: string): SQL | undefined {
 }
 
 function parseChanges(text: string): Record<string, { old: unknown; new: unknown }> {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
+  return parseJson(z.record(z.string(), Change), text, {});
 }
 
 const actorCopy = copyTable("actor_copy");

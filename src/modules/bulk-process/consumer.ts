@@ -26,7 +26,6 @@
  * file (size once unzipped, CRC, row count) before it yields the first row, so a refused file
  * writes nothing.
  */
-import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Documents, documents } from "../../db/schema/document";
@@ -85,9 +84,10 @@ export const consumeBulkProcess: Consumer = async (deps, message) => {
       .onConflictDoNothing()
       .returning({ key: queueReceipts.key }),
   );
-  batch.add(auditUpdate(ctx, BulkProcesses.audit, claimable, start, "start"));
+  const [audit, update] = BulkProcesses.update(ctx, claimable, start, "start");
+  batch.add(audit);
   const claim = batch.result(
-    db.update(bulkProcesses).set(start).where(claimable).returning({
+    update.returning({
       id: bulkProcesses.id,
       entity: bulkProcesses.entity,
       documentId: bulkProcesses.documentId,

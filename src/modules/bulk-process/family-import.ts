@@ -28,6 +28,7 @@ import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
 import { dateOutOfRange, isSchoolDate } from "../../lib/dates";
 import { fold } from "../../lib/fold";
+import { parseJson } from "../../lib/json";
 import { LEVELS, type Level } from "../../lib/levels";
 import { addIssue, m, zodMessage } from "../../lib/message";
 import { normalizePhone } from "../../lib/phone";
@@ -339,19 +340,15 @@ async function writeBatch(
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
   const levels = readLevels(answer?.levels ?? "[]");
   // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
-  for (const [number, phones] of FamiliesRead.parse(JSON.parse(answer?.fams ?? "[]"))) {
+  for (const [number, phones] of parseJson(FamiliesRead, answer?.fams ?? "[]")) {
     const set = state.familyParents.get(number) ?? new Set<string>();
-    for (const p of typeof phones === "string" ? Phones.parse(JSON.parse(phones)) : phones) set.add(p);
+    for (const p of typeof phones === "string" ? parseJson(Phones, phones) : phones) set.add(p);
     state.familyParents.set(number, set);
   }
-  const people = new Map(
-    PeopleRead.parse(JSON.parse(answer?.people ?? "[]")).map(([phone, deleted, hasRole, family]) => [
-      phone,
-      { deleted, hasRole, family },
-    ]),
-  );
+  const peopleRead = parseJson(PeopleRead, answer?.people ?? "[]");
+  const people = new Map(peopleRead.map(([phone, deleted, hasRole, family]) => [phone, { deleted, hasRole, family }]));
   // Students not deleted: a deleted student's id number is free, and a row naming it makes a new student.
-  const studs = new Map(StudentsRead.parse(JSON.parse(answer?.studs ?? "[]")).map(([id, family]) => [id, { family }]));
+  const studs = new Map(parseJson(StudentsRead, answer?.studs ?? "[]").map(([id, family]) => [id, { family }]));
 
   const ok: Ready<Values>[] = [];
   /** Phones of this batch's accepted rows (a new person named in an earlier row). */

@@ -18,6 +18,7 @@ import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
+import { parseJson } from "../../lib/json";
 import type { Level } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
 import type { Cell } from "../../lib/xlsx";
@@ -178,8 +179,8 @@ async function writeBatch(
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
         ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS students`);
   const levels = readLevels(answer?.levels ?? "[]");
-  const teachers = new Set(Names.parse(JSON.parse(answer?.teachers ?? "[]")));
-  const students = new Set(Names.parse(JSON.parse(answer?.students ?? "[]")));
+  const teachers = new Set(parseJson(Names, answer?.teachers ?? "[]"));
+  const students = new Set(parseJson(Names, answer?.students ?? "[]"));
   const ok: Ready<Values>[] = [];
   for (const r of batch) {
     const [, level, , , phones, ids] = r.values;

@@ -4,7 +4,6 @@
  * state change is a guarded write with its audit row.
  */
 import { z } from "@hono/zod-openapi";
-import { auditUpdate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { queueReceipts } from "../../db/schema/jobs";
@@ -114,9 +113,10 @@ export async function sweepBulkProcesses(deps: Deps): Promise<string> {
     updatedAt: now.toISOString(),
   };
   // Every school's processes: the job has no school, so the accessor's scope does not apply.
+  const [audit, update] = BulkProcesses.updateEverySchool(ctx, stuck, set, "fail");
   const [, failed, pruned] = await commit(ctx, [
-    auditUpdate(ctx, BulkProcesses.audit, stuck, set, "fail"),
-    deps.db.update(bulkProcesses).set(set).where(stuck).returning({ id: bulkProcesses.id }),
+    audit,
+    update.returning({ id: bulkProcesses.id }),
     deps.db
       .delete(queueReceipts)
       .where(lt(queueReceipts.createdAt, receiptsBefore))

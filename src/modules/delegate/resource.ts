@@ -14,7 +14,6 @@
  * they have no parent profile of their own, and who acts for a parent is the parent's to decide.
  */
 import { z } from "@hono/zod-openapi";
-import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
@@ -201,23 +200,14 @@ export async function createDelegate(ctx: SchoolCtx, input: z.infer<typeof Creat
   }
   const { userId, statements } = await addPerson(ctx, input);
   if (userId === parent.userId) throw unprocessable(m`A parent cannot be their own delegate`);
-  const at = ctx.deps.clock.now().toISOString();
-  const school = ctx.schoolId;
-  // A new person's id is known only inside the batch (an SQL expression), which the accessor's
-  // typed insert does not take: the row and its audit row are written here.
-  const row = {
-    schoolId: school,
-    createdAt: at,
-    updatedAt: at,
-    parentId: parent.id,
-    userId,
-    validFrom: input.validFrom,
-    validUntil: input.validUntil,
-  };
   const batch = new Batch(ctx).add(
     ...statements,
-    ctx.deps.db.insert(delegates).values(row),
-    auditCreate(ctx, Delegates.audit, row, school),
+    ...Delegates.insert(ctx, {
+      parentId: parent.id,
+      userId,
+      validFrom: input.validFrom,
+      validUntil: input.validUntil,
+    }),
   );
   const created = batch.read(resource.readOne(ctx, Delegates.insertedId()));
   const [record] = (await batch.commit(resource.messages)).get(created);

@@ -12,7 +12,6 @@
  *   404, so no one can redirect or silence another person's notifications.
  */
 import { z } from "@hono/zod-openapi";
-import { auditCreate } from "../../db/audit";
 import { Batch, type Slot } from "../../db/batch";
 import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
@@ -118,10 +117,9 @@ export async function registerDeviceToken(ctx: SchoolCtx, { body }: InputOf<type
   let written: Slot<(typeof deviceTokens.$inferSelect)[]>;
   if (!held) {
     const values = { userId, ...body };
-    const [insert] = DeviceTokens.insert(ctx, values);
     // A token belongs to a user, not a school: its audit row is the school's it was registered
     // in, as its updates' are.
-    batch.add(insert, auditCreate(ctx, DeviceTokens.audit, values, ctx.schoolId));
+    batch.add(...DeviceTokens.insert(ctx, values, { inSchool: true }));
     written = batch.read(DeviceTokens.select(ctx).where(eq(deviceTokens.id, DeviceTokens.insertedId())));
   } else {
     // Not through `visibleTo`: the caller presents the value, which proves the device is theirs now.

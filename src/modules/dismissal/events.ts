@@ -6,7 +6,7 @@
  */
 import { DismissalEvents, dismissalEvents } from "../../db/schema/dismissal";
 import { asc, eq, gt, type SQL, sql } from "../../db/sql";
-import { columnList, type Statement } from "../../db/write";
+import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 
 export const EVENT_TYPES = [
@@ -43,17 +43,17 @@ export function eventOf(
   const next = DismissalEvents.select(ctx, { next: sql<number>`coalesce(max(${dismissalEvents.seq}), 0) + 1` }).where(
     eq(dismissalEvents.date, date),
   );
-  return ctx.deps.db.insert(dismissalEvents).select(
-    sql`SELECT ${columnList(dismissalEvents, {
-      createdAt: at,
-      updatedAt: at,
-      schoolId: DismissalEvents.insertedSchool(ctx).sql,
-      date: typeof date === "string" ? date : sql`${date}`,
-      seq: sql`${next}`,
-      type,
-      studentId,
-      data: JSON.stringify(data),
-    })}`,
+  return DismissalEvents.insertFrom(
+    ctx,
+    (row) =>
+      sql`SELECT ${row({
+        date: typeof date === "string" ? date : sql`${date}`,
+        seq: sql`${next}`,
+        type,
+        studentId,
+        data: sql`${JSON.stringify(data)}`,
+      })}`,
+    at,
   );
 }
 

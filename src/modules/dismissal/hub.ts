@@ -296,10 +296,12 @@ const hubOf = (hubs: LiveHubs, schoolId: number) => hubs.getByName(String(school
 export async function publish(ctx: { deps: Deps; schoolId: number }): Promise<void> {
   const hubs = ctx.deps.live;
   if (!hubs) return;
+  // A message to the school's own hub (named by the school), not a row.
+  const { schoolId } = ctx;
   try {
-    const res = await hubOf(hubs, ctx.schoolId).fetch("https://hub/publish", {
+    const res = await hubOf(hubs, schoolId).fetch("https://hub/publish", {
       method: "POST",
-      body: JSON.stringify({ schoolId: ctx.schoolId }),
+      body: JSON.stringify({ schoolId }),
     });
     await res.body?.cancel();
   } catch (err) {

@@ -242,11 +242,13 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
   const stream = /text\/event-stream/i.test(request.headers.get("accept") ?? "");
   const hubs = ctx.deps.live;
+  // The hub is told which school's stream it holds (a message, not a row).
+  const { schoolId } = ctx;
 
   // Staff resuming a stream need no snapshot (nor, watching the whole school, its children).
   if (hubs && (upgrade || stream) && wholeSchool && resumed !== undefined) {
     return subscribe(hubs, {
-      schoolId: ctx.schoolId,
+      schoolId,
       date,
       children: null,
       last: resumed,
@@ -261,7 +263,7 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   // it (its own catch-up read), then each change as the verbs publish it (hub.ts).
   if (hubs && (upgrade || stream)) {
     return subscribe(hubs, {
-      schoolId: ctx.schoolId,
+      schoolId,
       date,
       children: visible ? [...visible] : null,
       last: resumed ?? board.seq,

@@ -27,6 +27,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, isNull, or, type SQL, sql } from "../../db/sql";
 import { inList, jsonValues } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
+import { parseJson } from "../../lib/json";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { stateName } from "../../lib/names";
@@ -104,12 +105,11 @@ export const eventFields = {
 type EventRow = typeof events.$inferSelect & { levels: string; groupIds: string; reminders: string };
 
 const ReminderList = z.array(Reminder);
-const parseJson = (text: string | null): unknown => JSON.parse(text || "[]");
 
 export function toEvent(row: EventRow): EventRecordOf {
-  const levels = z.array(z.enum(LEVELS)).safeParse(parseJson(row.levels));
-  const groupIds = z.array(z.number().int()).safeParse(parseJson(row.groupIds));
-  const reminders = ReminderList.safeParse(parseJson(row.reminders));
+  const levels = parseJson(z.array(z.enum(LEVELS)), row.levels || "[]", []);
+  const groupIds = parseJson(z.array(z.number().int()), row.groupIds || "[]", []);
+  const reminders = parseJson(ReminderList, row.reminders || "[]", []);
   return {
     ...timestamps(row),
     title: row.title,
@@ -121,8 +121,8 @@ export function toEvent(row: EventRow): EventRecordOf {
     startsAt: row.startsAt,
     endsAt: row.endsAt,
     forSchool: row.forSchool,
-    levels: levels.success ? LEVELS.filter((l) => levels.data.includes(l)) : [],
-    groupIds: groupIds.success ? [...groupIds.data].sort((a, b) => a - b) : [],
+    levels: LEVELS.filter((l) => levels.includes(l)),
+    groupIds: [...groupIds].sort((a, b) => a - b),
     slug: row.slug,
     image: row.image,
     status: row.status,
@@ -132,7 +132,7 @@ export function toEvent(row: EventRow): EventRecordOf {
     cancelledAt: row.cancelledAt,
     cancelledBy: row.cancelledBy,
     cancelReason: row.cancelReason,
-    reminders: reminders.success ? reminders.data.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id) : [],
+    reminders: reminders.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id),
   };
 }
 

@@ -4,7 +4,6 @@
  * a change tells it when asked (`notify: true`). The list of a parent is one D1 round trip.
  */
 import { z } from "@hono/zod-openapi";
-import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { Schools, schools } from "../../db/schema/core";
 import {
@@ -300,17 +299,11 @@ async function prepare(ctx: SchoolCtx, audience: AudienceOf | undefined) {
 /** The audience rows of event `id` (an inserted id in a create), each with its audit row. */
 function audienceRows(ctx: SchoolCtx, id: number | SQL<number>, audience: AudienceOf): Statement[] {
   if (audience.forSchool) return [];
-  const schoolId = ctx.schoolId;
-  const at = ctx.deps.clock.now().toISOString();
   const rows = [
     ...audience.levels.map((level) => ({ eventId: id, level, groupId: null })),
     ...audience.groupIds.map((groupId) => ({ eventId: id, level: null, groupId })),
   ];
-  // Drizzle's insert takes the new event's id as SQL; the accessor's takes values only.
-  return rows.flatMap((row) => [
-    EventAudiences.insertRow(ctx, row, at),
-    auditCreate(ctx, EventAudiences.audit, row, schoolId),
-  ]);
+  return rows.flatMap((row) => EventAudiences.insert(ctx, row));
 }
 
 export async function createEvent(ctx: SchoolCtx, { body }: InputOf<typeof created.route>) {

@@ -14,7 +14,6 @@
  * the same batch. A day row is made when missing (bookkeeping, as a download makes one). Every
  * change starts the list's next version when the list was downloaded, and records what changed.
  */
-import { auditCreate } from "../../db/audit";
 import { ExitPermissions, exitPermissions } from "../../db/schema/exit-permission";
 import {
   RouteAvailabilities,
@@ -79,8 +78,7 @@ function addChange(
   };
   return [
     ...nextVersion(ctx, day),
-    RouteAvailabilityStudents.insertRow(ctx, values),
-    auditCreate(ctx, RouteAvailabilityStudents.audit, values, ctx.schoolId),
+    ...RouteAvailabilityStudents.insert(ctx, values),
     stampVersion(ctx, RouteAvailabilityStudents.insertedId(), day),
     listChange(ctx, day, c.studentId, c.kind === "join" ? "added" : "away", c.reason),
   ];

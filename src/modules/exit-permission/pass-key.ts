@@ -9,6 +9,8 @@
  * A pass is a compact JWS (`alg: EdDSA`), so a gate device verifies it offline with the public key
  * (`GET /api/v1/exit-permission/pass-key`) and any JOSE library, or Web Crypto as `verifyPass` does.
  */
+import { z } from "@hono/zod-openapi";
+import { parseJson } from "../../lib/json";
 
 const VERSION = "v1";
 /** PKCS #8 wrapping of a raw Ed25519 private key (RFC 8410): this prefix, then the 32-byte seed. */
@@ -85,7 +87,7 @@ export async function verifyPass(
     .verify("Ed25519", key, fromBase64url(signature), encoder.encode(`${header}.${body}`))
     .catch(() => false);
   if (!valid) return null;
-  const payload: unknown = JSON.parse(new TextDecoder().decode(fromBase64url(body)));
+  const payload = parseJson(z.unknown(), new TextDecoder().decode(fromBase64url(body)));
   if (typeof payload !== "object" || payload === null) return null;
   const claims: Record<string, unknown> = Object.fromEntries(Object.entries(payload));
   const seconds = now.getTime() / 1000;

@@ -14,6 +14,7 @@ import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/scho
 import { asc, desc, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
+import { parseJson } from "../../lib/json";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -112,9 +113,8 @@ export const familyResource = defineResource({
   record: FamilyRecord,
   view: { fields },
   toRecord: (_ctx, row) => {
-    // The sub-selects build these objects with exactly the record's keys.
-    const members: z.infer<typeof FamilyParent>[] = JSON.parse(row.parents);
-    const children: z.infer<typeof FamilyStudent>[] = JSON.parse(row.students);
+    const members = parseJson(z.array(FamilyParent), row.parents);
+    const children = parseJson(z.array(FamilyStudent), row.students);
     return {
       ...timestamps(row),
       familyNumber: row.familyNumber,

@@ -10,6 +10,7 @@ import { Students, students } from "../../db/schema/student";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolPeople } from "../../db/schema/user";
 import { and, asc, eq, getTableName, isNull, type SQL, sql } from "../../db/sql";
+import type { Change, Changes } from "../../db/table";
 import { guard, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -114,28 +115,24 @@ type ParticipantsInput = { teacherIds?: number[]; studentIds?: number[] };
  * The group's audit pairs for adding (`add`) or removing the input's participants: each list given,
  * its ids in the group before and after, sorted. Place it before the change (it reads the rows).
  */
-const changes = (id: number, input: ParticipantsInput, add: boolean) => {
-  const pair = (key: string, before: SQL, ids: number[]) => {
+const changes = (id: number, input: ParticipantsInput, add: boolean): Changes => {
+  const pair = (before: SQL, ids: number[]) => {
     const given = sql`SELECT value AS v FROM json_each(${JSON.stringify(ids)})`;
     const after = add ? sql`${before} UNION ${given}` : sql`${before} EXCEPT ${given}`;
     const list = (rows: SQL) => sql`(SELECT json_group_array(v) FROM (${rows} ORDER BY v))`;
-    return sql`${key}, json_object('old', json(${list(before)}), 'new', json(${list(after)}))`;
+    return { old: sql`json(${list(before)})`, new: sql`json(${list(after)})` };
   };
-  const pairs: SQL[] = [];
+  const pairs: Record<string, Change> = {};
   if (input.teacherIds) {
     const before = sql`SELECT ${groupTeachers.teacherId} AS v FROM ${groupTeachers} WHERE ${groupTeachers.groupId} = ${id}`;
-    pairs.push(pair("teacherIds", before, input.teacherIds));
+    pairs.teacherIds = pair(before, input.teacherIds);
   }
   if (input.studentIds) {
     const before = sql`SELECT ${groupStudents.studentId} AS v FROM ${groupStudents} WHERE ${groupStudents.groupId} = ${id}`;
-    pairs.push(pair("studentIds", before, input.studentIds));
+    pairs.studentIds = pair(before, input.studentIds);
   }
-  return sql`json_object(${sql.join(pairs, sql`, `)})`;
+  return pairs;
 };
-
-/** The group-teacher / group-student audit row of each row this batch just inserted (created now). */
-const teacherCreated = sql`json_object('groupId', json_object('old', NULL, 'new', ${groupTeachers.groupId}), 'teacherId', json_object('old', NULL, 'new', ${groupTeachers.teacherId}))`;
-const studentCreated = sql`json_object('groupId', json_object('old', NULL, 'new', ${groupStudents.groupId}), 'studentId', json_object('old', NULL, 'new', ${groupStudents.studentId}))`;
 
 /**
  * The rows of group `id` the INSERT just before inserted: AUTOINCREMENT gives them the ids
@@ -187,26 +184,40 @@ export async function addParticipants(ctx: SchoolCtx, id: number, input: Partici
   const ofGroup = (ids: number[]) =>
     sql`FROM ${groupAlias.from} JOIN json_each(${JSON.stringify(ids)}) WHERE ${groupAlias.where(ctx, sql`${g.id} = ${id}`)}`;
   const batch = new Batch(ctx).add(
-    Groups.auditAction(ctx, eq(groups.id, id), "add-participants", changes(id, input, true)),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.
-    guard(db),
+    ...Groups.action(
+      ctx,
+      eq(groups.id, id),
+      { action: "add-participants", changes: changes(id, input, true) },
+      guard(db),
+    ),
   );
   if (teacherIds.length) {
     batch.add(
-      db
-        .insert(groupTeachers)
-        .select(sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value, NULL ${ofGroup(teacherIds)}`)
-        .onConflictDoNothing(),
-      GroupTeachers.auditAction(ctx, justInserted(groupTeachers, id), "create", teacherCreated),
+      ...GroupTeachers.insertMany(
+        ctx,
+        db
+          .insert(groupTeachers)
+          .select(
+            sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value, NULL ${ofGroup(teacherIds)}`,
+          )
+          .onConflictDoNothing(),
+        justInserted(groupTeachers, id),
+        ["groupId", "teacherId"],
+      ),
     );
   }
   if (studentIds.length) {
     batch.add(
-      db
-        .insert(groupStudents)
-        .select(sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value ${ofGroup(studentIds)}`)
-        .onConflictDoNothing(),
-      GroupStudents.auditAction(ctx, justInserted(groupStudents, id), "create", studentCreated),
+      ...GroupStudents.insertMany(
+        ctx,
+        db
+          .insert(groupStudents)
+          .select(sql`SELECT NULL, ${now}, ${now}, ${groupAlias.schoolOf()}, ${g.id}, value ${ofGroup(studentIds)}`)
+          .onConflictDoNothing(),
+        justInserted(groupStudents, id),
+        ["groupId", "studentId"],
+      ),
     );
   }
   await resource.commit(ctx, id, batch);
@@ -218,9 +229,13 @@ export async function addParticipants(ctx: SchoolCtx, id: number, input: Partici
  */
 export async function removeParticipants(ctx: SchoolCtx, id: number, input: ParticipantsInput) {
   const batch = new Batch(ctx).add(
-    Groups.auditAction(ctx, eq(groups.id, id), "remove-participants", changes(id, input, false)),
     // No group here: the audit statement inserted nothing, and the guard aborts the batch.
-    guard(ctx.deps.db),
+    ...Groups.action(
+      ctx,
+      eq(groups.id, id),
+      { action: "remove-participants", changes: changes(id, input, false) },
+      guard(ctx.deps.db),
+    ),
   );
   if (input.teacherIds?.length) {
     batch.add(

@@ -3,6 +3,7 @@
  * students, in one D1 call. Staff see every group; a teacher the groups they teach (./access.ts).
  */
 import { z } from "@hono/zod-openapi";
+import { jsonOf } from "../../db/query";
 import { Groups, GroupTeachers, groups } from "../../db/schema/group";
 import { sql } from "../../db/sql";
 import { m } from "../../lib/message";
@@ -57,13 +58,16 @@ export const fields = {
   image: groups.image,
   // group_teacher_uq (group_id, teacher_id): in teacher order.
   // Teachers' names as this school knows them (src/modules/user/identity.ts).
-  teachers: sql<string>`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', ${teacherName.firstName}, 'lastName', ${teacherName.lastName}, 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" ${copyJoin("tc", sql.raw('"tp"."user_id"'), gt.schoolOf())} WHERE "gt"."group_id" = ${groups.id})`,
+  teachers: jsonOf(
+    sql`(SELECT json_group_array(json_object('id', "gt"."id", 'teacherId', "gt"."teacher_id", 'userId', "tp"."user_id", 'firstName', ${teacherName.firstName}, 'lastName', ${teacherName.lastName}, 'subject', "gt"."subject")) FROM "group_teacher" "gt" INNER JOIN "teacher" "tp" ON "tp"."id" = "gt"."teacher_id" INNER JOIN "user" "tu" ON "tu"."id" = "tp"."user_id" ${copyJoin("tc", sql.raw('"tp"."user_id"'), gt.schoolOf())} WHERE "gt"."group_id" = ${groups.id})`,
+    z.array(GroupTeacher),
+    "[]",
+  ),
   studentCount: sql<number>`(SELECT count(*) FROM "group_student" "gs" INNER JOIN "student" "st" ON "st"."id" = "gs"."student_id" WHERE "gs"."group_id" = ${groups.id} AND "st"."deleted_at" IS NULL)`,
 };
 
 export function toGroup(row: RowOf<typeof fields>): z.infer<typeof GroupRecord> {
-  // The sub-select builds these objects with exactly these keys.
-  const list: z.infer<typeof GroupTeacher>[] = JSON.parse(row.teachers || "[]");
+  const list = row.teachers;
   return {
     ...timestamps(row),
     name: row.name,

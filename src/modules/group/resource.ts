@@ -12,6 +12,7 @@ import { asc, eq, gte, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound, say } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m, zodMessage } from "../../lib/message";
 import { Deleted, DeleteMany, idFilter } from "../../lib/params";
 import { type Filter, IdParams } from "../../lib/resource";
@@ -162,7 +163,7 @@ export async function myGroups(ctx: SchoolCtx) {
   );
   const results = await batch.commit();
   const actingFor = new Set(actedForBy(self, results.get(delegations), now));
-  const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
+  const via = (r: { via: string }) => parseJson(z.array(z.number()), r.via || "[]");
   const data = results
     .get(rows)
     .filter((r) => r.teaching === 1 || via(r).some((u) => actingFor.has(u)))

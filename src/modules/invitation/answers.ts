@@ -232,14 +232,12 @@ async function answerAll(ctx: SchoolCtx, invitation: Row, changing: Row[], answe
   }
   const families = [...new Set(changing.map((c) => c.responseId))];
   // The invitation's own trail: who answered what, one row per answer given.
-  const given = JSON.stringify(changing.map((c) => ({ studentId: c.studentId, answer })));
+  const given = changing.map((c) => ({ studentId: c.studentId, answer }));
   batch.add(
-    Invitations.auditAction(
-      ctx,
-      eq(invitations.id, invitation.invitationId),
-      "answer",
-      sql`json_object('answers', json_object('old', NULL, 'new', json(${given})))`,
-    ),
+    ...Invitations.action(ctx, eq(invitations.id, invitation.invitationId), {
+      action: "answer",
+      changes: { answers: { old: null, new: given } },
+    }),
   );
   batch.add(
     ...InvitationResponses.update(

@@ -25,6 +25,7 @@ import { Guardians, guardians } from "../../db/schema/student";
 import { eq, or, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { actedUsers, type SchoolCtx } from "../../lib/context";
+import { parseJson } from "../../lib/json";
 import { Listing, type OrderKey, orderTerms, type PageInput } from "../../lib/pagination";
 import { RecordBase, timestamps } from "../../lib/resource";
 import { actedFor, actingLoader } from "../delegate/api";
@@ -136,7 +137,7 @@ export const shownStatus = (
 ) => (row.status === "open" && row.expiresAt !== null && row.expiresAt <= now.toISOString() ? "expired" : row.status);
 
 export function toInvitation(row: InvitationRow, now: Date): InvitationRecordOf {
-  const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
+  const counts = parseJson(Counts, row.counts || "{}", { invited: 0, accepted: 0, declined: 0, pending: 0 });
   return {
     ...timestamps(row),
     kind: row.kind,
@@ -150,7 +151,7 @@ export function toInvitation(row: InvitationRow, now: Date): InvitationRecordOf 
     stopId: row.stopId,
     expiresAt: row.expiresAt,
     status: shownStatus(row, now),
-    counts: counts.success ? counts.data : { invited: 0, accepted: 0, declined: 0, pending: 0 },
+    counts,
   };
 }
 

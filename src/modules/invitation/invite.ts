@@ -20,9 +20,6 @@ export interface Invited {
   responseId?: number;
 }
 
-const responseCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationResponses.invitationId}), 'familyId', json_object('old', NULL, 'new', ${invitationResponses.familyId}), 'status', json_object('old', NULL, 'new', ${invitationResponses.status}))`;
-const childCreated = sql`json_object('invitationId', json_object('old', NULL, 'new', ${invitationStudentResponses.invitationId}), 'responseId', json_object('old', NULL, 'new', ${invitationStudentResponses.responseId}), 'studentId', json_object('old', NULL, 'new', ${invitationStudentResponses.studentId}), 'answer', json_object('old', NULL, 'new', ${invitationStudentResponses.answer}))`;
-
 /**
  * The statements inviting `children` to invitation `invitationId` (a number, or the id a create
  * just wrote): the families' answer rows they need, then theirs, each with its audit rows.
@@ -49,39 +46,37 @@ export function inviteStatements(
   const statements: Statement[] = [];
   if (families.length) {
     statements.push(
-      InvitationResponses.insertFrom(
+      ...InvitationResponses.insertMany(
         ctx,
-        (row) =>
-          sql`SELECT ${row({ invitationId: sql`${invitationId}`, familyId: sql`j.value`, status: sql`'pending'` })} FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
-        at,
-      ),
-      // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
-      InvitationResponses.auditAction(
-        ctx,
+        InvitationResponses.insertFrom(
+          ctx,
+          (row) =>
+            sql`SELECT ${row({ invitationId: sql`${invitationId}`, familyId: sql`j.value`, status: sql`'pending'` })} FROM json_each(${JSON.stringify(families)}) j ORDER BY j.key`,
+          at,
+        ),
+        // The rows the insert just wrote take the last ids (AUTOINCREMENT), in the order of the list.
         sql`${invitationResponses.id} > ${insertedId(invitationResponses)} - changes()`,
-        "create",
-        responseCreated,
+        ["invitationId", "familyId", "status"],
       ),
     );
   }
   const last = families.length - 1;
   statements.push(
-    InvitationStudentResponses.insertFrom(
+    ...InvitationStudentResponses.insertMany(
       ctx,
-      (row) =>
-        sql`SELECT ${row({
-          invitationId: sql`${invitationId}`,
-          responseId: sql`coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g')))`,
-          studentId: sql`j.value->>'s'`,
-          answer: sql`'pending'`,
-        })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
-      at,
-    ),
-    InvitationStudentResponses.auditAction(
-      ctx,
+      InvitationStudentResponses.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            invitationId: sql`${invitationId}`,
+            responseId: sql`coalesce(j.value->>'r', ${insertedId(invitationResponses)} - (${last} - (j.value->>'g')))`,
+            studentId: sql`j.value->>'s'`,
+            answer: sql`'pending'`,
+          })} FROM json_each(${JSON.stringify(rows)}) j ORDER BY j.key`,
+        at,
+      ),
       sql`${invitationStudentResponses.id} > ${insertedId(invitationStudentResponses)} - changes()`,
-      "create",
-      childCreated,
+      ["invitationId", "responseId", "studentId", "answer"],
     ),
   );
   return statements;

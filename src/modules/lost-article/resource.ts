@@ -27,6 +27,7 @@ import type { Statement } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { type FieldError, invalidBody, notFound } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { currentLanguage } from "../../lib/language";
 import { m } from "../../lib/message";
 import { stateName } from "../../lib/names";
@@ -261,7 +262,7 @@ export function toArticle(ctx: SchoolCtx, row: ArticleRow): LostArticleRecordOf 
   const mine = row.claimedBy !== null && row.claimedBy === ctx.userId;
   const theirs = staff || mine;
   // The reminders are staff's to see: parsed only for them.
-  const reminders = staff ? Reminders.safeParse(JSON.parse(row.reminders || "[]")) : undefined;
+  const reminders = staff ? parseJson(Reminders, row.reminders || "[]", []) : [];
   return {
     ...timestamps(row),
     name: row.name,
@@ -283,7 +284,7 @@ export function toArticle(ctx: SchoolCtx, row: ArticleRow): LostArticleRecordOf 
     donatedBy: staff ? row.donatedBy : null,
     createdBy: staff ? row.createdBy : null,
     remindedAt: row.remindedAt,
-    reminders: reminders?.success ? reminders.data.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id) : [],
+    reminders: reminders.sort((a, b) => a.sendAt.localeCompare(b.sendAt) || a.id - b.id),
   };
 }
 

@@ -26,6 +26,7 @@ import {
   notifications,
 } from "../../db/schema/notification";
 import { and, desc, eq, isNull, type SQL, sql } from "../../db/sql";
+import type { Change } from "../../db/table";
 import { guard, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -212,13 +213,14 @@ function changeCopy(
   const where = NotificationRecipients.where(ctx, which(copy));
   // The copy of the notification the audit statement reads (correlated on its row).
   const c = NotificationRecipients.alias("c");
-  const pairs: SQL[] = [];
+  const ofCopy = (value: SQL) =>
+    sql`(SELECT ${value} FROM ${c.from} WHERE ${c.where(ctx, sql`${which(c.table)} AND ${c.table.notificationId} = ${notifications.id}`)})`;
+  const changes: Record<string, Change> = {};
   if (set.readAt !== undefined) {
-    const next = set.readAt === null ? sql`NULL` : sql`ifnull(${c.table.readAt}, ${at})`;
-    pairs.push(sql`'readAt', json_object('old', ${c.table.readAt}, 'new', ${next})`);
+    const next = set.readAt === null ? null : ofCopy(sql`ifnull(${c.table.readAt}, ${at})`);
+    changes.readAt = { old: ofCopy(sql`${c.table.readAt}`), new: next };
   }
-  if (set.inInbox === false) pairs.push(sql`'deleted', json_object('old', json('false'), 'new', json('true'))`);
-  const changes = sql`(SELECT json_object(${sql.join(pairs, sql`, `)}) FROM ${c.from} WHERE ${c.where(ctx, sql`${which(c.table)} AND ${c.table.notificationId} = ${notifications.id}`)})`;
+  if (set.inInbox === false) changes.deleted = { old: false, new: true };
   // A deleted copy's pushes still waiting (quiet hours) are not sent: dropped before the copy changes.
   const dropped =
     set.inInbox === false
@@ -235,19 +237,16 @@ function changeCopy(
             ),
         ]
       : [];
-  return [
-    Notifications.auditAction(
-      ctx,
-      inList(notifications.id, NotificationRecipients.pick(ctx, copy.notificationId, which(copy))),
-      action,
-      changes,
-    ),
+  return Notifications.action(
+    ctx,
+    inList(notifications.id, NotificationRecipients.pick(ctx, copy.notificationId, which(copy))),
+    { action, changes },
     ...dropped,
     ctx.deps.db
       .update(copy)
       .set({ ...set, updatedAt: at })
       .where(where),
-  ];
+  );
 }
 
 const Read = z.strictObject({ read: z.boolean().openapi({ description: "true: read; false: unread again" }) });

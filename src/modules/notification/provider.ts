@@ -27,6 +27,7 @@ import { and, eq, isNull, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { errorFields, log } from "../../lib/log";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -142,12 +143,10 @@ export async function syncPushProviderRole(ctx: SchoolCtx, { body }: InputOf<typ
   const devices = have.length - drop.length + added.length;
   // Audited on the school (a built-in role belongs to none): the role and its devices before and after.
   const write = new Batch(ctx).add(
-    Schools.auditAction(
-      ctx,
-      eq(schools.id, school),
-      "sync-push-topic",
-      sql`json_object('pushTopic', json_object('old', ${topic}, 'new', ${topic}), 'pushDevices', json_object('old', ${have.length}, 'new', ${devices}))`,
-    ),
+    ...Schools.action(ctx, eq(schools.id, school), {
+      action: "sync-push-topic",
+      changes: { pushTopic: { old: topic, new: topic }, pushDevices: { old: have.length, new: devices } },
+    }),
   );
   if (drop.length) {
     write.add(
@@ -212,13 +211,12 @@ export async function cleanPushProviderTenants(ctx: SchoolCtx) {
   const topics = [...byTopic.keys()].sort();
   await new Batch(ctx)
     .add(
-      Schools.auditAction(
+      ...Schools.action(
         ctx,
         eq(schools.id, school),
-        "clean-push-topics",
-        sql`json_object('pushTopics', json_object('old', json(${JSON.stringify(topics)}), 'new', json('[]')))`,
+        { action: "clean-push-topics", changes: { pushTopics: { old: topics, new: [] } } },
+        ctx.deps.db.delete(pushSubscriptions).where(which),
       ),
-      ctx.deps.db.delete(pushSubscriptions).where(which),
     )
     .commit();
 }
@@ -291,7 +289,7 @@ export async function getPushProviderUser(ctx: SchoolCtx, { params }: InputOf<ty
         platform: d.platform,
         token: `…${d.token.slice(-4)}`,
         providerTopics: await ctx.deps.push.topicsOf(d.token),
-        recordedTopics: Topics.parse(JSON.parse(d.topics)).sort(),
+        recordedTopics: parseJson(Topics, d.topics).sort(),
       })),
     );
   } catch (err) {

@@ -14,7 +14,6 @@
  * masked (src/modules/user/contact.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
@@ -189,8 +188,7 @@ export async function createParent(ctx: SchoolCtx, input: z.infer<typeof CreateB
   const batch = new Batch(ctx).add(
     ...statements,
     // The role's trigger made the profile: its relationship completes it, audited as its creation.
-    ctx.deps.db.update(parents).set({ relationship: input.relationship }).where(Parents.where(ctx, profile)),
-    auditCreate(ctx, Parents.audit, { userId, relationship: input.relationship }, ctx.schoolId),
+    ...Parents.completed(ctx, profile, { relationship: input.relationship }, { userId }),
   );
   const created = batch.read(resource.readOne(ctx, sql<number>`${Parents.pick(ctx, parents.id, profile)}`));
   const [row] = (await batch.commit(resource.messages)).get(created);

@@ -14,7 +14,6 @@
  * modules) and the audit trail, which is append-only (it records the reset itself).
  */
 import { z } from "@hono/zod-openapi";
-import { auditLog } from "../../db/schema/audit-log";
 import { verificationCodes } from "../../db/schema/auth";
 import { permissions as permissionTable, schools, users } from "../../db/schema/core";
 import { devOutbox, devPushOutbox } from "../../db/schema/dev";
@@ -23,6 +22,7 @@ import { cronHistory, queueReceipts, rateLimits } from "../../db/schema/jobs";
 import { legalDocuments } from "../../db/schema/legal-document";
 import { pushSubscriptions } from "../../db/schema/notification";
 import { eq, gte, sql } from "../../db/sql";
+import { auditEntry } from "../../db/table";
 import { commit } from "../../db/write";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import type { Ctx } from "../../lib/context";
@@ -82,24 +82,21 @@ export async function resetData(ctx: Ctx, _input: InputOf<typeof route>) {
       headers: { "retry-after": "30" },
     });
   }
-  const at = ctx.deps.clock.now().toISOString();
+  const _at = ctx.deps.clock.now().toISOString();
   const count = (table: typeof schools | typeof users, where = sql`1`) =>
     sql`(SELECT count(*) FROM ${table} WHERE ${where})`;
   const notSuperAdmin = eq(users.isSuperAdmin, false);
   await commit(ctx, [
     // The reset's own audit row, with what it removes, before it does.
-    db.insert(auditLog).values({
-      createdAt: at,
-      updatedAt: at,
-      schoolId: null,
-      actorType: "user",
-      actorId: ctx.userId,
-      actorName: null,
+    auditEntry(ctx, {
       entity: "reset-data",
       recordId: 0,
       action: "delete",
-      changes: sql`json_object('schools', json_object('old', ${count(schools)}, 'new', 0), 'users', json_object('old', ${count(users, notSuperAdmin)}, 'new', 0), 'pushTopics', json_object('old', ${byTopic.size}, 'new', 0))`,
-      requestId: ctx.requestId,
+      changes: {
+        schools: { old: count(schools), new: 0 },
+        users: { old: count(users, notSuperAdmin), new: 0 },
+        pushTopics: { old: byTopic.size, new: 0 },
+      },
     }),
     db.delete(pushSubscriptions),
     db.delete(schools),

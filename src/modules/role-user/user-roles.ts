@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
 import { Roles, RoleUsers, roles, roleUsers, Users, users } from "../../db/schema/core";
-import { eq, sql } from "../../db/sql";
+import { eq } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
@@ -76,14 +76,12 @@ export async function setUserRoles(ctx: SchoolCtx, { params, body }: InputOf<typ
   const removed = held.filter((h) => !wanted.includes(h.roleId));
   await mayTake(ctx, [...added, ...removed.map((r) => r.roleId)], removed.length ? [userId] : [], m`assign or remove`);
 
-  const ids = (list: readonly number[]) => JSON.stringify([...list].sort((a, b) => a - b));
+  const ids = (list: readonly number[]) => [...list].sort((a, b) => a - b);
   const batch = new Batch(ctx).add(
-    Users.auditAction(
-      ctx,
-      eq(users.id, userId),
-      "roles",
-      sql`json_object('roleIds', json_object('old', json(${ids(held.map((h) => h.roleId))}), 'new', json(${ids(wanted)})))`,
-    ),
+    ...Users.action(ctx, eq(users.id, userId), {
+      action: "roles",
+      changes: { roleIds: { old: ids(held.map((h) => h.roleId)), new: ids(wanted) } },
+    }),
   );
   const rule = notLastAdmin(ctx);
   for (const r of removed) {

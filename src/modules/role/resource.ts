@@ -19,9 +19,11 @@ import {
   roleUsers,
 } from "../../db/schema/core";
 import { asc, eq, or, type SQL, sql } from "../../db/sql";
+import type { Change } from "../../db/table";
 import { inList, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import { defineResource, type Filter, RecordBase } from "../../lib/resource";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
@@ -52,7 +54,7 @@ const permissionsJson = sql<string>`(SELECT json_group_array(json_object('id', p
 
 const PermissionList = z.array(Permission);
 const toPermissions = (raw: string | null): Granted[] =>
-  PermissionList.parse(JSON.parse(raw ?? "[]")).sort((a, b) => a.name.localeCompare(b.name));
+  parseJson(PermissionList, raw ?? "[]").sort((a, b) => a.name.localeCompare(b.name));
 
 export const roleResource = defineResource({
   name: "role",
@@ -174,7 +176,7 @@ function refuseBuiltinName(name: string) {
   if (BUILTIN_NAMES.includes(name.trim().toLowerCase())) throw conflict(m`${name} is the name of a built-in role`);
 }
 
-const namesJson = (granted: readonly Granted[]) => JSON.stringify(granted.map((p) => p.name).sort());
+const namesOf = (granted: readonly Granted[]) => granted.map((p) => p.name).sort();
 
 /** Replaces the role's permissions (delete, then insert from one JSON parameter). */
 function setPermissions(ctx: SchoolCtx, roleId: number | SQL<number>, granted: readonly Granted[]): Statement[] {
@@ -205,7 +207,7 @@ export async function createRole(ctx: SchoolCtx, { body }: InputOf<typeof create
   const granted = await resolvePermissions(ctx, body.permissions);
   mayGrant(ctx, granted);
   const id = Roles.insertedId();
-  const changes = sql`json_object('name', json_object('old', NULL, 'new', ${roles.name}), 'permissions', json_object('old', NULL, 'new', json(${namesJson(granted)})))`;
+  const changes = { name: { old: null, new: roles.name }, permissions: { old: null, new: namesOf(granted) } };
   const batch = new Batch(ctx)
     .add(...Roles.insert(ctx, { name: body.name, key: null }, { changes }))
     .add(grantPermissions(ctx, id, granted));
@@ -243,20 +245,12 @@ export async function updateRole(ctx: SchoolCtx, { params, body }: InputOf<typeo
   if (body.name !== undefined) refuseBuiltinName(body.name);
   const granted = body.permissions ? await resolvePermissions(ctx, body.permissions) : undefined;
   if (granted) mayGrant(ctx, granted);
-  const changes: SQL[] = [];
-  if (body.name !== undefined) {
-    changes.push(
-      sql`'name', CASE WHEN ${roles.name} IS NOT ${body.name} THEN json_object('old', ${roles.name}, 'new', ${body.name}) END`,
-    );
-  }
-  if (granted) {
-    changes.push(
-      sql`'permissions', json_object('old', json(${namesJson(before.permissions)}), 'new', json(${namesJson(granted)}))`,
-    );
-  }
+  const changes: Record<string, Change> = {};
+  if (body.name !== undefined) changes.name = { old: roles.name, new: body.name, ifChanged: true };
+  if (granted) changes.permissions = { old: namesOf(before.permissions), new: namesOf(granted) };
   const batch = new Batch(ctx).add(
     ...Roles.updateOne(ctx, id, body.name !== undefined ? { name: body.name } : {}, {
-      changes: sql`json_patch('{}', json_object(${sql.join(changes, sql`, `)}))`,
+      changes,
     }),
     ...(granted ? setPermissions(ctx, id, granted) : []),
   );

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { Schools, schools } from "../../db/schema/core";
 import type { SchoolCtx } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { LEVELS, type Level } from "../../lib/levels";
 import { type Message, m, zodMessage } from "../../lib/message";
 import { isTimeZone as computable } from "../../lib/zoned-time";
@@ -41,15 +42,8 @@ export const storeLevels = (levels: readonly Level[]): Level[] => LEVELS.filter(
  * (unknown or malformed entries are dropped, never thrown).
  */
 export function readLevels(stored: unknown): Level[] {
-  let parsed = stored;
-  if (typeof stored === "string") {
-    try {
-      parsed = JSON.parse(stored);
-    } catch {
-      return [];
-    }
-  }
-  return Array.isArray(parsed) ? LEVELS.filter((l) => parsed.includes(l)) : [];
+  const parsed = parseJson(z.array(z.unknown()), stored, []);
+  return LEVELS.filter((l) => parsed.includes(l));
 }
 
 export const LevelInfo = z

@@ -12,6 +12,7 @@ import { Schools, schools } from "../../db/schema/core";
 import { eq, type SQL, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { LANGUAGES } from "../../lib/language";
 import { m } from "../../lib/message";
 import { orNull } from "../../lib/nullable";
@@ -19,7 +20,7 @@ import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
-import { AddressRecord, toAddress } from "../address/api";
+import { AddressRecord } from "../address/api";
 import { Email, LevelSchema, LevelsInput, LogoKey, logoOf, readLevels, storeLevels, TimeZone } from "./fields";
 import { permissions } from "./permissions";
 import { forgetZone } from "./zone";
@@ -72,7 +73,8 @@ export function toSchool(row: SchoolRow): School {
     phone: row.phone,
     logo: row.logo,
     addressId: row.addressId,
-    address: row.address === null ? null : toAddress(JSON.parse(row.address)),
+    // The sub-select builds the address row; the record is its columns but the school.
+    address: row.address === null ? null : parseJson(AddressRecord, row.address),
   };
 }
 

@@ -8,10 +8,11 @@ import { Guardians, Students, students } from "../../db/schema/student";
 import { eq, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, json, operation } from "../../lib/route";
-import { type ApprovedTrustedPerson, trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
+import { trustedAddressesJson, trustedPeopleJson } from "../trusted-person/api";
 import { columnsAs, contactOf, copyJoin, identity } from "../user/api";
 import { StudentGuardian, seesRestriction } from "./guardian-routes";
 import { fields, READ_DESCRIPTION, StudentRecord, studentResource, toStudent } from "./resource";
@@ -75,28 +76,31 @@ const detailFields = {
   trustedAddresses: trustedAddressesJson(students.id),
 };
 
-type GuardianJson = Omit<
-  z.infer<typeof StudentGuardian>,
-  | "restriction"
-  | "canPickUp"
-  | "canRequestChanges"
-  | "receivesNotifications"
-  | "restricted"
-  | "restrictionReason"
-  | "restrictionDocumentId"
-  | "restrictionFrom"
-  | "restrictionUntil"
-> & {
-  canPickUp: number;
-  canRequestChanges: number;
-  receivesNotifications: number;
-  restricted: number;
-  reason: string | null;
-  documentId: number | null;
-  from: string | null;
-  until: string | null;
-};
+/** A guardian as the sub-select builds it: the flags as stored (0/1), the restriction's fields flat. */
+const GuardianJson = StudentGuardian.pick({
+  id: true,
+  createdAt: true,
+  updatedAt: true,
+  studentId: true,
+  parentId: true,
+  userId: true,
+  firstName: true,
+  lastName: true,
+  relationship: true,
+}).extend({
+  canPickUp: z.number(),
+  canRequestChanges: z.number(),
+  receivesNotifications: z.number(),
+  restricted: z.number(),
+  reason: z.string().nullable(),
+  documentId: z.number().nullable(),
+  from: z.string().nullable(),
+  until: z.string().nullable(),
+});
 
+const TrustedPeopleJson = z.array(
+  z.object({ id: z.number(), name: z.string(), relationship: z.string(), phone: z.string() }),
+);
 /** The detail of a student this caller may see (404 otherwise): one query, so one D1 round trip. */
 export async function studentDetail(ctx: SchoolCtx, id: number): Promise<z.infer<typeof Detail>> {
   const row = await Students.select(ctx, { ...detailFields, ownChild: ownChildField(ctx) })
@@ -104,9 +108,8 @@ export async function studentDetail(ctx: SchoolCtx, id: number): Promise<z.infer
     .first();
   if (!row) throw notFound(m`Student ${id} not found`);
   const staff = seesRestriction(ctx);
-  // The sub-selects build these objects with exactly these keys.
-  const guardianRows: GuardianJson[] = JSON.parse(row.guardians);
-  const trustedPeople: ApprovedTrustedPerson[] = JSON.parse(row.trustedPeople);
+  const guardianRows = parseJson(z.array(GuardianJson), row.guardians);
+  const trustedPeople = parseJson(TrustedPeopleJson, row.trustedPeople);
   const guardianList = guardianRows.map((g) => ({
     id: g.id,
     createdAt: g.createdAt,
@@ -126,14 +129,14 @@ export async function studentDetail(ctx: SchoolCtx, id: number): Promise<z.infer
   }));
   return {
     ...toStudent(row),
-    family: row.family ? JSON.parse(row.family) : null,
+    family: row.family ? parseJson(Detail.shape.family, row.family) : null,
     guardians: guardianList.sort((a, b) => a.id - b.id),
     // Their own parents call them; anyone else sees the phones with user.contact only.
     trustedPeople: trustedPeople.map((p) => ({
       ...p,
       ...contactOf(ctx, null, { phone: p.phone }, row.ownChild === 1),
     })),
-    trustedAddresses: JSON.parse(row.trustedAddresses),
+    trustedAddresses: parseJson(Detail.shape.trustedAddresses, row.trustedAddresses),
   };
 }
 

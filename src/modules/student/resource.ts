@@ -15,6 +15,7 @@ import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { factChanged, type Redecision } from "../../lib/facts";
+import { parseJson } from "../../lib/json";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { recordId } from "../../lib/params";
@@ -95,8 +96,7 @@ export const toStudent = (row: RowOf<typeof fields>): z.output<typeof StudentRec
   photo: row.photo,
   familyId: row.familyId,
   deletedAt: row.deletedAt,
-  // The sub-select builds these objects with exactly these keys.
-  groups: (JSON.parse(row.groups) as z.output<typeof StudentGroups>).sort((a, b) => a.id - b.id),
+  groups: parseJson(StudentGroups, row.groups).sort((a, b) => a.id - b.id),
 });
 
 export const studentResource = defineResource({

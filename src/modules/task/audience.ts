@@ -169,8 +169,6 @@ export async function resolveAudience(ctx: SchoolCtx, a: TaskAudience): Promise<
   return { students: studentRows, users, timeZone: r.get(school)[0]?.timeZone ?? "UTC" };
 }
 
-const recipientCreated = sql`json_object('taskId', json_object('old', NULL, 'new', ${taskRecipients.taskId}), 'studentId', json_object('old', NULL, 'new', ${taskRecipients.studentId}), 'userId', json_object('old', NULL, 'new', ${taskRecipients.userId}), 'familyId', json_object('old', NULL, 'new', ${taskRecipients.familyId}), 'status', json_object('old', NULL, 'new', ${taskRecipients.status}))`;
-
 /**
  * The statements sending task `taskId` (a number, or the id a create just wrote) to `resolved`:
  * its targets (what the lists filter by), its recipients with their audit rows, their inbox rows.
@@ -210,24 +208,23 @@ export function sendStatements(
     );
   }
   statements.push(
-    TaskRecipients.insertFrom(
+    ...TaskRecipients.insertMany(
       ctx,
-      (row) =>
-        sql`SELECT ${row({
-          taskId,
-          studentId: sql`j.value->>0`,
-          userId: sql`j.value->>1`,
-          familyId: sql`j.value->>2`,
-          status: "new",
-        })} FROM json_each(${JSON.stringify(recipients)}) j ORDER BY j.key`,
-      at,
-    ),
-    // The rows the insert just wrote take the last ids (AUTOINCREMENT).
-    TaskRecipients.auditAction(
-      ctx,
+      TaskRecipients.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            taskId,
+            studentId: sql`j.value->>0`,
+            userId: sql`j.value->>1`,
+            familyId: sql`j.value->>2`,
+            status: "new",
+          })} FROM json_each(${JSON.stringify(recipients)}) j ORDER BY j.key`,
+        at,
+      ),
+      // The rows the insert just wrote take the last ids (AUTOINCREMENT).
       sql`${taskRecipients.id} > ${insertedId(taskRecipients)} - changes()`,
-      "create",
-      recipientCreated,
+      ["taskId", "studentId", "userId", "familyId", "status"],
     ),
     deliver(ctx, taskId),
   );

@@ -20,6 +20,7 @@ import {
 } from "../../db/schema/task";
 import { eq, lt, not, type SQL, sql } from "../../db/sql";
 import { actedUsers, type SchoolCtx } from "../../lib/context";
+import { parseJson } from "../../lib/json";
 import { LEVELS } from "../../lib/levels";
 import { m } from "../../lib/message";
 import { orNull } from "../../lib/nullable";
@@ -151,7 +152,7 @@ const noCounts = { recipients: 0, new: 0, viewed: 0, completed: 0 };
 
 export function toTask(ctx: SchoolCtx, row: TaskRow): TaskRecordOf {
   const staff = ctx.can(permissions.manage);
-  const counts = Counts.safeParse(JSON.parse(row.counts || "{}"));
+  const counts = parseJson(Counts, row.counts || "{}", noCounts);
   return {
     ...timestamps(row),
     title: row.title,
@@ -169,7 +170,7 @@ export function toTask(ctx: SchoolCtx, row: TaskRow): TaskRecordOf {
     slug: row.slug,
     createdBy: row.createdBy,
     audience: staff ? row.audience : null,
-    counts: staff ? (counts.success ? counts.data : noCounts) : null,
+    counts: staff ? counts : null,
   };
 }
 

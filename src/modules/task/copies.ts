@@ -301,13 +301,12 @@ export async function actOnCopy(ctx: SchoolCtx, taskId: number, query: z.output<
       );
       batch.add(
         // The recipient's trail says whose folder changed (the inbox rows have their own).
-        TaskRecipients.auditAction(
+        ...TaskRecipients.action(
           ctx,
           and(id, TaskInbox.exists(ctx, theirs)),
-          action,
-          sql`json_object('archived', json_object('old', json(${to ? "false" : "true"}), 'new', json(${to ? "true" : "false"})), 'folderOf', json_object('old', NULL, 'new', ${t.through[0] ?? null}))`,
+          { action, changes: { archived: { old: !to, new: to }, folderOf: { old: null, new: t.through[0] ?? null } } },
+          ...TaskInbox.update(ctx, theirs, { archived: to, archivedAt: to ? now : null }, action),
         ),
-        ...TaskInbox.update(ctx, theirs, { archived: to, archivedAt: to ? now : null }, action),
       );
       break;
     }

@@ -17,8 +17,8 @@ import {
   taskReminders,
   tasks,
 } from "../../db/schema/task";
-import { and, asc, eq, type SQL, sql } from "../../db/sql";
-import { GuardFailed, guard, type Statement } from "../../db/write";
+import { asc, eq, type SQL, sql } from "../../db/sql";
+import { GuardFailed, type Statement } from "../../db/write";
 import type { Ctx, SchoolCtx } from "../../lib/context";
 import { ApiError, conflict, forbidden, notFound, say } from "../../lib/errors";
 import { m, zodMessage } from "../../lib/message";
@@ -305,16 +305,14 @@ const deleteRoute = defineRoute({
 
 /** The statements deleting task `id` (one audit row, with the reason), guarded: it was there (and met `where`). */
 export function deleteStatements(ctx: SchoolCtx, id: number, reason: string | null, where?: SQL): Statement[] {
-  return [
-    Tasks.auditAction(
-      ctx,
-      and(eq(tasks.id, id), where),
-      "delete",
-      sql`json_object('title', json_object('old', ${tasks.title}, 'new', NULL), 'status', json_object('old', ${tasks.status}, 'new', NULL), 'reason', json_object('old', NULL, 'new', ${reason}))`,
-    ),
-    ctx.deps.db.delete(tasks).where(Tasks.where(ctx, eq(tasks.id, id), where)),
-    guard(ctx.deps.db),
-  ];
+  return Tasks.deleteOne(ctx, id, {
+    where,
+    changes: {
+      title: { old: tasks.title, new: null },
+      status: { old: tasks.status, new: null },
+      reason: { old: null, new: reason },
+    },
+  });
 }
 
 export async function deleteTaskWithReason(ctx: SchoolCtx, { params, body }: InputOf<typeof deleteRoute>) {

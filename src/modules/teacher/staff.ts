@@ -21,12 +21,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditCreate } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import type { Query } from "../../db/query";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolUsers } from "../../db/schema/user";
-import { withSearch } from "../../db/search";
 import { and, eq, isNotNull, isNull, type SQL, sql } from "../../db/sql";
 import type { Data, RecordTable, SetValues } from "../../db/table";
 import { GuardFailed, guard, inList, type Statement } from "../../db/write";
@@ -278,15 +276,8 @@ export async function createStaff<T extends ProfileTable, Row, Rec>(
   batch.add(guard(ctx.deps.db));
   // The profile row was just inserted by the role's trigger (migration 0017): it is the table's last id.
   const profileId = data.insertedId();
-  const at = ctx.deps.clock.now().toISOString();
-  batch.add(
-    // The profile's own fields complete the row the trigger created: audited as its creation.
-    ctx.deps.db
-      .update(table)
-      .set(withSearch(table, { ...profile, updatedAt: at }))
-      .where(data.where(ctx, eq(table.id, profileId))),
-    auditCreate(ctx, data.audit, { userId, ...profile }, ctx.schoolId),
-  );
+  // The profile's own fields complete the row the trigger created: audited as its creation.
+  batch.add(...data.completed(ctx, eq(table.id, profileId), profile, { userId }));
   const created = batch.read(resource.readOne(ctx, profileId));
   let row: Row | undefined;
   try {

@@ -28,6 +28,7 @@ import {
 import { eq, gte, isNull, lte, type SQLWrapper, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { schoolDate } from "../../lib/dates";
+import { parseJson } from "../../lib/json";
 import { orNull } from "../../lib/nullable";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { compareText } from "../../lib/text";
@@ -234,7 +235,7 @@ export async function familyRides(
   const weekday = isoWeekday(date);
   const off = dayOff(date, calendar);
   const actingFor = new Set(actedForBy(self, results.get(delegations), now));
-  const via = (r: { via: string }): number[] => JSON.parse(r.via || "[]");
+  const via = (r: { via: string }) => parseJson(z.array(z.number()), r.via || "[]");
   const bit = 1 << (weekday - 1);
   // A route's stops, parsed once for all the rides on it (siblings, both directions of a family).
   const parsed = new Map<string | null, ReturnType<typeof parseStops>>();

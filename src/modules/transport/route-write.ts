@@ -328,9 +328,6 @@ function refuse(
   }
 }
 
-/** The audit changes of a stop written by a set-based insert: its columns as new values. */
-const stopCreated = sql`json_object('routeId', json_object('old', NULL, 'new', ${routeStops.routeId}), 'position', json_object('old', NULL, 'new', ${routeStops.position}), 'name', json_object('old', NULL, 'new', ${routeStops.name}), 'time', json_object('old', NULL, 'new', ${routeStops.time}), 'address', json_object('old', NULL, 'new', ${routeStops.address}), 'trustedAddressId', json_object('old', NULL, 'new', ${routeStops.trustedAddressId}))`;
-
 /**
  * New stops of route `routeId` (a number, or the id a create just wrote) at their positions, as ONE
  * statement over a JSON parameter, and their audit rows.
@@ -351,7 +348,8 @@ function insertStops(
       trustedAddressId: stop.trustedAddressId ?? null,
     })),
   );
-  return [
+  return RouteStops.insertMany(
+    ctx,
     RouteStops.insertFrom(
       ctx,
       (row) =>
@@ -359,8 +357,9 @@ function insertStops(
       at,
     ),
     // The rows the insert just wrote take the last ids (AUTOINCREMENT).
-    RouteStops.auditAction(ctx, sql`${routeStops.id} > ${insertedId(routeStops)} - changes()`, "create", stopCreated),
-  ];
+    sql`${routeStops.id} > ${insertedId(routeStops)} - changes()`,
+    ["routeId", "position", "name", "time", "address", "trustedAddressId"],
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   transports,
 } from "../../db/schema/transport";
 import { eq, type SQL, sql } from "../../db/sql";
+import { parseJson } from "../../lib/json";
 import { LEVELS, type Level } from "../../lib/levels";
 import { m, zodMessage } from "../../lib/message";
 import { idFilter } from "../../lib/params";
@@ -103,8 +104,7 @@ export const fields = {
 
 /** A stops JSON array (from `stopsOf`) in route order. */
 export function parseStops(json: string | null): StopOut[] {
-  // The sub-select builds these objects with exactly these keys.
-  const stops: StopOut[] = JSON.parse(json || "[]");
+  const stops = parseJson(z.array(RouteStop), json || "[]");
   return stops.sort((a, b) => a.position - b.position);
 }
 

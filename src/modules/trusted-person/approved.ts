@@ -69,7 +69,7 @@ const qualified = (column: SQLiteColumn) =>
 /**
  * A JSON array of a student's approved trusted people, as an SQL expression a student read can
  * select beside its own columns (`trustedPeople: trustedPeopleJson(students.id)` in a view's
- * fields): one query, no N+1 (index trusted_person_student_idx). It is text: `JSON.parse` it.
+ * fields): one query, no N+1 (index trusted_person_student_idx). It is text: read it with `parseJson(schema, text)` (src/lib/json.ts).
  * `studentId` is written as `"table"."column"`: pass a column of an unaliased table.
  */
 export function trustedPeopleJson(studentId: SQLiteColumn): SQL<string> {

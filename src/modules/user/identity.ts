@@ -14,7 +14,6 @@
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditAction } from "../../db/audit";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
@@ -114,13 +113,14 @@ export function copyOnAdd(ctx: SchoolCtx, userId: number, person: IdentityEdit):
         sql`SELECT ${row({ userId, firstName, lastName, email, firstNameSearch: fold(firstName), lastNameSearch: fold(lastName) })} WHERE NOT ${member}`,
       at,
     ).onConflictDoNothing(),
-    auditAction(
-      ctx,
-      userAudit,
-      and(eq(users.id, userId), sql`changes() = 1`),
-      "copy",
-      sql`json_object('firstName', json_object('old', NULL, 'new', ${firstName}), 'lastName', json_object('old', NULL, 'new', ${lastName}), 'email', json_object('old', NULL, 'new', ${email}))`,
-    ),
+    ...Users.action(ctx, and(eq(users.id, userId), sql`changes() = 1`), {
+      action: "copy",
+      changes: {
+        firstName: { old: null, new: firstName },
+        lastName: { old: null, new: lastName },
+        email: { old: null, new: email },
+      },
+    }),
   ];
 }
 
@@ -212,20 +212,14 @@ function copyEdit(ctx: SchoolCtx, userId: number, edit: IdentityEdit, where?: SQ
     lastName: sql`coalesce(${copyNow(schoolPeople.lastName)}, "user"."last_name")`,
     email: sql`CASE WHEN ${hasCopy} THEN ${copyNow(schoolPeople.email)} ELSE "user"."email" END`,
   };
-  const changes = IDENTITY_FIELDS.filter((key) => key in edit).map(
-    (key) =>
-      sql`(${key}, CASE WHEN ${old[key]} IS NOT ${edit[key] ?? null} THEN json_object('old', ${old[key]}, 'new', ${edit[key] ?? null}) END)`,
+  const changes = Object.fromEntries(
+    IDENTITY_FIELDS.filter((key) => key in edit).map((key) => [
+      key,
+      { old: old[key], new: edit[key] ?? null, ifChanged: true },
+    ]),
   );
   return [
-    auditAction(
-      ctx,
-      userAudit,
-      and(eq(users.id, userId), where),
-      "update",
-      changes.length
-        ? sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(changes, sql`, `)}) WHERE column2 IS NOT NULL)`
-        : sql`'{}'`,
-    ),
+    ...Users.action(ctx, and(eq(users.id, userId), where), { action: "update", changes }),
     SchoolPeople.insertFrom(
       ctx,
       (row) =>

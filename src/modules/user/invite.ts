@@ -9,7 +9,6 @@
  * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
  * racing over the same person text them once; the texts go out after that batch.
  */
-import { auditAction } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
@@ -23,7 +22,6 @@ import { hit } from "../../lib/rate-limit";
 import { contactOf } from "./contact";
 import { copyOnAdd } from "./identity";
 import { live } from "./members";
-import { userAudit } from "./people";
 import { checkRoles, joinSchool } from "./service";
 
 export const INVITE_REQUESTS_PER_HOUR = 30;
@@ -120,12 +118,19 @@ async function send(
   );
   const batch = new Batch(ctx).add(
     ...before,
-    Invites.auditAction(
+    ...Invites.action(
       ctx,
       and(inList(users.id, ids), SchoolUsers.exists(ctx, eq(schoolUsers.userId, users.id), claimable)),
-      "invite",
       // When the school last texted them: the claim's change.
-      sql`json_object('invitedAt', json_object('old', ${SchoolUsers.pick(ctx, schoolUsers.invitedAt, eq(schoolUsers.userId, users.id))}, 'new', ${at.toISOString()}))`,
+      {
+        action: "invite",
+        changes: {
+          invitedAt: {
+            old: SchoolUsers.pick(ctx, schoolUsers.invitedAt, eq(schoolUsers.userId, users.id)),
+            new: at.toISOString(),
+          },
+        },
+      },
     ),
   );
   // The claim itself is the audited invite (its audit row above), not an edit of the membership.
@@ -189,13 +194,10 @@ export async function inviteToSchool(ctx: SchoolCtx, phones: readonly string[]):
       before.push(
         db.insert(users).values(invited).onConflictDoNothing(),
         // Audited only when the row was written (changes() is the INSERT's count).
-        auditAction(
-          ctx,
-          userAudit,
-          and(eq(users.phone, phone), sql`changes() = 1`),
-          "create",
-          sql`json_object('phone', json_object('old', NULL, 'new', ${phone}), 'status', json_object('old', NULL, 'new', 'invited'))`,
-        ),
+        ...Users.action(ctx, and(eq(users.phone, phone), sql`changes() = 1`), {
+          action: "create",
+          changes: { phone: { old: null, new: phone }, status: { old: null, new: "invited" } },
+        }),
       );
     }
     // A number another school may know: this school sees no name of theirs (an empty copy) until

@@ -10,6 +10,7 @@ import { and, eq, isNull, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
+import { parseJson } from "../../lib/json";
 import { m, zodMessage } from "../../lib/message";
 import { MASKED_CONTACT as CONTACT, contactOf } from "./contact";
 import { identity, nameContains as nameOfPerson } from "./identity";
@@ -123,7 +124,7 @@ export function toMember(row: Row, ctx: SchoolCtx): MemberRecord {
   return {
     ...row,
     ...contactOf(ctx, row.id, { phone: row.phone, email: row.email }),
-    roles: RolesJson.parse(JSON.parse(row.roles ?? "[]")),
+    roles: parseJson(RolesJson, row.roles ?? "[]"),
   };
 }
 

@@ -2,14 +2,13 @@
  * What the people routes share besides adding a person (./person.ts): the names every body takes,
  * the audit targets, one role given to one user, and the audit rows of taking roles away.
  */
-import { auditDelete } from "../../db/audit";
-import { administrativeUsers } from "../../db/schema/administrative-user";
+import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { RoleUsers, roleUsers, users } from "../../db/schema/core";
-import { delegates } from "../../db/schema/delegate";
-import { groupTeachers } from "../../db/schema/group";
-import { parents } from "../../db/schema/parent";
-import { guardians } from "../../db/schema/student";
-import { teachers } from "../../db/schema/teacher";
+import { Delegates, delegates } from "../../db/schema/delegate";
+import { GroupTeachers, groupTeachers } from "../../db/schema/group";
+import { Parents, parents } from "../../db/schema/parent";
+import { Guardians, guardians } from "../../db/schema/student";
+import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES, type BuiltinRole } from "../../lib/access";
@@ -59,19 +58,11 @@ export function takenRoleAudits(ctx: Ctx, taken: SQL | undefined): Statement[] {
   const parentIds = sql`(SELECT ${parents.id} FROM ${parents} WHERE ${held(BUILTIN_ROLES.parent.id, parents)})`;
   const teacherIds = sql`(SELECT ${teachers.id} FROM ${teachers} WHERE ${held(BUILTIN_ROLES.teacher.id, teachers)})`;
   return [
-    auditDelete(
-      ctx,
-      { entity: "administrative-user", table: administrativeUsers },
-      held(BUILTIN_ROLES.staff.id, administrativeUsers),
-    ),
-    auditDelete(
-      ctx,
-      { entity: "group-teacher", table: groupTeachers },
-      sql`${groupTeachers.teacherId} IN ${teacherIds}`,
-    ),
-    auditDelete(ctx, { entity: "teacher", table: teachers }, held(BUILTIN_ROLES.teacher.id, teachers)),
-    auditDelete(ctx, { entity: "delegate", table: delegates }, sql`${delegates.parentId} IN ${parentIds}`),
-    auditDelete(ctx, { entity: "guardian", table: guardians }, sql`${guardians.parentId} IN ${parentIds}`),
-    auditDelete(ctx, { entity: "parent", table: parents }, held(BUILTIN_ROLES.parent.id, parents)),
+    AdministrativeUsers.removedEverySchool(ctx, held(BUILTIN_ROLES.staff.id, administrativeUsers)),
+    GroupTeachers.removedEverySchool(ctx, sql`${groupTeachers.teacherId} IN ${teacherIds}`),
+    Teachers.removedEverySchool(ctx, held(BUILTIN_ROLES.teacher.id, teachers)),
+    Delegates.removedEverySchool(ctx, sql`${delegates.parentId} IN ${parentIds}`),
+    Guardians.removedEverySchool(ctx, sql`${guardians.parentId} IN ${parentIds}`),
+    Parents.removedEverySchool(ctx, held(BUILTIN_ROLES.parent.id, parents)),
   ];
 }

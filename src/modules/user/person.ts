@@ -156,14 +156,14 @@ export function addPeople(
         at,
       ).onConflictDoNothing(),
       // Audited as the user's `copy` where this batch wrote one (a school that knew them keeps its own).
-      Users.auditAction(
-        ctx,
-        copied,
-        "copy",
-        sql`json_object('firstName', json_object('old', NULL, 'new', ${copy(schoolPeople.firstName)}),
-          'lastName', json_object('old', NULL, 'new', ${copy(schoolPeople.lastName)}),
-          'email', json_object('old', NULL, 'new', ${copy(schoolPeople.email)}))`,
-      ),
+      ...Users.action(ctx, copied, {
+        action: "copy",
+        changes: {
+          firstName: { old: null, new: copy(schoolPeople.firstName) },
+          lastName: { old: null, new: copy(schoolPeople.lastName) },
+          email: { old: null, new: copy(schoolPeople.email) },
+        },
+      }),
     );
   }
 
@@ -182,21 +182,11 @@ export function addPeople(
       sql`SELECT NULL, ${at}, ${at}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', 0, NULL,
           j.value->>5, j.value->>6 FROM json_each(${rows}) j WHERE true`,
     );
-    const pair = (key: string, value: SQL) => sql`${key}, json_object('old', NULL, 'new', ${value})`;
-    const recorded = [
-      pair("phone", sql`${users.phone}`),
-      pair("firstName", sql`${users.firstName}`),
-      pair("lastName", sql`${users.lastName}`),
-      pair("email", sql`${users.email}`),
-      ...(language === null && fresh.every((p) => p.language === undefined)
-        ? []
-        : [pair("language", sql`${users.language}`)]),
-      pair("status", sql`${users.status}`),
-    ];
+    const languageGiven = !(language === null && fresh.every((p) => p.language === undefined));
     invite.push(
-      options.taken === "skip" ? insert.onConflictDoNothing({ target: users.phone }) : insert,
-      Users.auditAction(
+      ...Users.insertMany(
         ctx,
+        options.taken === "skip" ? insert.onConflictDoNothing({ target: users.phone }) : insert,
         and(
           inList(
             users.phone,
@@ -204,8 +194,7 @@ export function addPeople(
           ),
           justInserted(users),
         ),
-        "create",
-        sql`json_object(${sql.join(recorded, sql`, `)})`,
+        ["phone", "firstName", "lastName", "email", ...(languageGiven ? (["language"] as const) : []), "status"],
       ),
     );
   }
@@ -240,16 +229,13 @@ export function giveRoles(
       (row) => sql`SELECT ${row({ userId: sql`${users.id}`, roleId })} FROM ${from} WHERE ${who}`,
       at,
     );
-    return [
+    // Audited only where this batch wrote the membership (a role held already is not).
+    return memberships.insertMany(
+      ctx,
       held === "keep" ? insert.onConflictDoNothing() : insert,
-      // Audited only where this batch wrote the membership (a role held already is not).
-      memberships.auditAction(
-        ctx,
-        and(eq(roleUsers.roleId, roleId), justInserted(roleUsers)),
-        "create",
-        sql`json_object('userId', json_object('old', NULL, 'new', ${roleUsers.userId}), 'roleId', json_object('old', NULL, 'new', ${roleUsers.roleId}))`,
-      ),
-    ];
+      and(eq(roleUsers.roleId, roleId), justInserted(roleUsers)),
+      ["userId", "roleId"],
+    );
   });
 }
 

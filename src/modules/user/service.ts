@@ -5,7 +5,6 @@
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { auditAction, auditDelete, REDACTED } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { refreshTokens } from "../../db/schema/auth";
@@ -17,7 +16,7 @@ import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
 import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "../../db/sql";
-import { joinTable, type SetValues } from "../../db/table";
+import { joinTable, REDACTED, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import { type Ctx, now, type SchoolCtx } from "../../lib/context";
@@ -27,11 +26,10 @@ import { Listing } from "../../lib/pagination";
 import { givableRole, mayActOn, mayAssign } from "../role/api";
 import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
-import { roleUserAudit, takenRoleAudits } from "./people";
+import { takenRoleAudits } from "./people";
 import { addPerson, giveRoles } from "./person";
 
 const SCHOOL_ADMIN = BUILTIN_ROLES["school-admin"].id;
-const delegateAudit = { entity: "delegate", table: delegates };
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -125,8 +123,12 @@ export async function createMember(ctx: SchoolCtx, input: CreateInput): Promise<
   const batch = new Batch(ctx).add(...invite);
   if (!invited) {
     // A known person joins: the school is what changes for them (as `remove` records it leaving).
-    const joined = sql`json_object('schoolId', json_object('old', NULL, 'new', ${ctx.schoolId}))`;
-    batch.add(Users.auditAction(ctx, eq(users.id, userId), "join", joined));
+    batch.add(
+      ...Users.action(ctx, eq(users.id, userId), {
+        action: "join",
+        changes: { schoolId: { old: null, new: ctx.schoolId } },
+      }),
+    );
   }
   // The membership first (a live one refuses: guard -> 409), then the roles (their trigger finds
   // the membership there), then the record read back.
@@ -282,13 +284,12 @@ export async function removeMembers(ctx: SchoolCtx, requested: readonly number[]
   const membership = and(live(ctx), inList(schoolUsers.userId, ids), keeps);
   const theirRoles = inList(roleUsers.userId, ids);
   const statements: [Statement, ...Statement[]] = [
-    Users.auditAction(
+    ...Users.action(
       ctx,
       and(inList(users.id, ids), isMemberHere(ctx, users.id), keeps),
-      "remove",
-      sql`json_object('schoolId', json_object('old', ${school}, 'new', NULL))`,
+      { action: "remove", changes: { schoolId: { old: school, new: null } } },
+      db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
     ),
-    db.update(schoolUsers).set({ deletedAt: at, updatedAt: at }).where(membership),
     guardCount(ctx.deps.db, ids.length),
     ...takenRoleAudits(ctx, RoleUsers.where(ctx, theirRoles)),
     ...RoleUsers.delete(ctx, theirRoles),
@@ -337,14 +338,17 @@ export async function deleteMyAccount(ctx: Ctx) {
   const mine = eq(roleUsers.userId, id);
   try {
     await commit(ctx, [
-      auditAction(
-        ctx,
-        { entity: "user", table: users },
-        where,
-        "delete-account",
+      ...Users.action(ctx, where, {
+        action: "delete-account",
         // The personal fields are anonymised: their old values are not kept here either.
-        sql`json_object('phone', json_object('old', ${REDACTED}, 'new', ${PLACEHOLDER(id)}), 'firstName', json_object('old', ${REDACTED}, 'new', ''), 'lastName', json_object('old', ${REDACTED}, 'new', ''), 'email', json_object('old', ${REDACTED}, 'new', NULL), 'status', json_object('old', ${users.status}, 'new', 'inactive'))`,
-      ),
+        changes: {
+          phone: { old: REDACTED, new: PLACEHOLDER(id) },
+          firstName: { old: REDACTED, new: "" },
+          lastName: { old: REDACTED, new: "" },
+          email: { old: REDACTED, new: null },
+          status: { old: users.status, new: "inactive" },
+        },
+      }),
       db
         .update(users)
         .set(
@@ -373,10 +377,8 @@ export async function deleteMyAccount(ctx: Ctx) {
         .set({ deletedAt: at, updatedAt: at })
         .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
       ...takenRoleAudits(ctx, mine),
-      auditDelete(ctx, roleUserAudit, mine),
-      db.delete(roleUsers).where(mine),
-      auditDelete(ctx, delegateAudit, eq(delegates.userId, id)),
-      db.delete(delegates).where(eq(delegates.userId, id)),
+      ...RoleUsers.deleteEverySchool(ctx, mine),
+      ...Delegates.deleteEverySchool(ctx, eq(delegates.userId, id)),
     ]);
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;

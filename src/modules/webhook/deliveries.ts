@@ -17,6 +17,7 @@ import { desc, eq } from "../../db/sql";
 import { GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { conflict, notFound, unprocessable } from "../../lib/errors";
+import { parseJson } from "../../lib/json";
 import { m } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
@@ -85,7 +86,7 @@ const toDelivery = (row: Row): z.output<typeof DeliveryRecord> => ({
   webhookId: row.endpointId,
   messageId: row.msgId,
   eventType: row.eventType,
-  payload: Payload.parse(JSON.parse(row.payload)),
+  payload: parseJson(Payload, row.payload),
   status: row.status,
   attempts: row.attempts,
   attemptLog: row.attemptLog,

@@ -14,7 +14,6 @@ import {
   webhookMessages,
 } from "../../db/schema/webhook";
 import { and, eq, sql } from "../../db/sql";
-import { columnList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
 import { errorFields, log } from "../../lib/log";
@@ -35,10 +34,8 @@ const subscribed = (type: WebhookEventType) =>
  */
 export async function emitWebhookEvent(ctx: SchoolCtx, type: WebhookEventType, data: Record<string, unknown>) {
   try {
-    const { db } = ctx.deps;
     const now = ctx.deps.clock.now();
     const at = now.toISOString();
-    const school = ctx.schoolId;
     const msgId = `msg_${randomToken(18)}`;
     const payload = JSON.stringify({ type, timestamp: at, data });
     const endpoints = WebhookEndpoints.select(ctx, { id: webhookEndpoints.id }).where(subscribed(type)).getSQL();
@@ -48,28 +45,23 @@ export async function emitWebhookEvent(ctx: SchoolCtx, type: WebhookEventType, d
       .getSQL();
     const batch = new Batch(ctx);
     batch.add(
-      db.insert(webhookMessages).select(
-        sql`SELECT ${columnList(webhookMessages, {
-          createdAt: at,
-          updatedAt: at,
-          schoolId: school,
-          msgId,
-          eventType: type,
-          payload,
-        })} WHERE EXISTS (${endpoints})`,
+      WebhookMessages.insertFrom(
+        ctx,
+        (row) => sql`SELECT ${row({ msgId, eventType: type, payload })} WHERE EXISTS (${endpoints})`,
+        at,
       ),
-      db.insert(webhookDeliveries).select(
-        sql`SELECT ${columnList(webhookDeliveries, {
-          createdAt: at,
-          updatedAt: at,
-          schoolId: school,
-          endpointId: e.table.id,
-          messageId: sql`(${message})`,
-          status: "pending",
-          attempts: 0,
-          attemptLog: "[]",
-          nextAttemptAt: at,
-        })} FROM ${e.from} WHERE ${e.scope(ctx)} AND ${e.table.id} IN (${endpoints}) AND EXISTS (${message})`,
+      WebhookDeliveries.insertFrom(
+        ctx,
+        (row) =>
+          sql`SELECT ${row({
+            endpointId: sql`${e.table.id}`,
+            messageId: sql`(${message})`,
+            status: "pending",
+            attempts: 0,
+            attemptLog: sql`${"[]"}`,
+            nextAttemptAt: at,
+          })} FROM ${e.from} WHERE ${e.where(ctx, sql`${e.table.id} IN (${endpoints}) AND EXISTS (${message})`)}`,
+        at,
       ),
     );
     const created = batch.read(
