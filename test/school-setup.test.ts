@@ -77,6 +77,7 @@ describe("school configuration", () => {
       endDate: "2028-06-30",
       maxParentsPerFamily: 2,
       autoConfirmExitPermissions: false,
+      keepBusPositions: true,
     });
     const res = await get(created.id);
     expect(res.status).toBe(200);
