@@ -32,7 +32,7 @@ import { boardOf } from "./board";
 import { eventJson, eventsAfter, visibleTo } from "./events";
 import { subscribe } from "./hub";
 import { permissions } from "./permissions";
-import { type Cover, dayOf, dayReads } from "./plan";
+import { type Cover, dayOf, dayReads, holdingRead } from "./plan";
 import { Board } from "./schemas";
 
 /** How long a ticket is valid. */
@@ -230,10 +230,13 @@ async function newEvents(ctx: SchoolCtx, date: string, after: number, children: 
 }
 
 export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, request: Request) {
-  const { ctx, wholeSchool } = await watcher(base, query, {
+  const { ctx, wholeSchool: granted } = await watcher(base, query, {
     authorization: request.headers.get("authorization") ?? undefined,
     school: request.headers.get("x-school-id") ?? undefined,
   });
+  // The token's (or ticket's) word for it, checked against the roles held now: a role taken since
+  // ends the school's stream here, not at the token's expiry (the hub checks again at each publish).
+  const wholeSchool = granted && (await holdingRead(ctx, [ctx.userId ?? 0]).all()).length > 0;
   const today = await schoolToday(ctx);
   const date = query.date ?? today;
   const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today } };
@@ -250,6 +253,8 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
       date,
       children: null,
       last: resumed,
+      userId: ctx.userId ?? 0,
+      today,
       snapshot: null,
       mode: upgrade ? "websocket" : "sse",
     });
@@ -265,6 +270,8 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
       date,
       children: visible ? [...visible] : null,
       last: resumed ?? board.seq,
+      userId: ctx.userId ?? 0,
+      today,
       snapshot: resumed === undefined ? board : null,
       mode: upgrade ? "websocket" : "sse",
     });

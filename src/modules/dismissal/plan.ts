@@ -6,7 +6,7 @@
  * board, a release and the live snapshot never disagree about a child.
  */
 import { Batch, type Slot } from "../../db/batch";
-import { Users, users } from "../../db/schema/core";
+import { RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import {
   DismissalArrivals,
@@ -20,7 +20,7 @@ import {
 } from "../../db/schema/dismissal";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { asc, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
+import { asc, eq, gt, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -141,12 +141,68 @@ export function parentsActedFor(ctx: SchoolCtx, userId: number, today: string) {
   return Parents.pick(ctx, parents.id, sql`(${eq(parents.userId, userId)} OR ${inList(parents.id, delegated)})`);
 }
 
+/**
+ * A guardian link through which the board shows the child on `today`: not under a school restriction
+ * that holds that day (the dismissal board says where the child is at the gate, live: a court order
+ * that keeps a parent from collecting keeps them off it too; docs/domain.md "Dismissal").
+ */
+export const watchableLink = (today: string): SQL =>
+  sql`NOT (${guardians.restricted} = 1 AND (${guardians.restrictionFrom} IS NULL OR ${guardians.restrictionFrom} <= ${today}) AND (${guardians.restrictionUntil} IS NULL OR ${guardians.restrictionUntil} >= ${today}))`;
+
 /** The students a cover keeps, as a condition over `student`. */
 function covered(ctx: SchoolCtx, cover: Cover): SQL | undefined {
   if ("school" in cover) return undefined;
   if ("studentIds" in cover) return inList(students.id, cover.studentIds);
   const mine = parentsActedFor(ctx, cover.mine.userId, cover.mine.today);
-  return Guardians.exists(ctx, eq(guardians.studentId, students.id), inList(guardians.parentId, mine));
+  return Guardians.exists(
+    ctx,
+    eq(guardians.studentId, students.id),
+    inList(guardians.parentId, mine),
+    watchableLink(cover.mine.today),
+  );
+}
+
+/**
+ * Which of `users` still watch which students of `date`'s events after `after`: through their own
+ * guardian links, and (second read) the links of the parents they are a delegate of today; neither
+ * under a restriction today. The hub's re-check of its guardian subscribers: two reads in its one
+ * batch for all of them, bounded by the students the new events are about (no new event, no row).
+ */
+export function stillWatched(ctx: SchoolCtx, userIds: readonly number[], date: string, after: number, today: string) {
+  const about = DismissalEvents.pick(
+    ctx,
+    dismissalEvents.studentId,
+    eq(dismissalEvents.date, date),
+    gt(dismissalEvents.seq, after),
+  );
+  const links = [inList(guardians.studentId, about), watchableLink(today)];
+  return [
+    Guardians.select(ctx, { userId: parents.userId, studentId: guardians.studentId })
+      .join(Parents, eq(parents.id, guardians.parentId))
+      .where(inList(parents.userId, userIds), ...links),
+    Guardians.select(ctx, { userId: delegates.userId, studentId: guardians.studentId })
+      .join(Delegates, eq(delegates.parentId, guardians.parentId))
+      .where(
+        inList(delegates.userId, userIds),
+        lte(delegates.validFrom, today),
+        gte(delegates.validUntil, today),
+        ...links,
+      ),
+  ] as const;
+}
+
+/**
+ * Which of `userIds` may watch the whole school now: a super-admin, or a role they hold in the
+ * school (`role_user`, not a token's bitmap, which lags a role taken by up to its 10 minutes) grants
+ * `dismissal.read`. Rows `{userId}`.
+ */
+export function holdingRead(ctx: SchoolCtx, userIds: readonly number[]) {
+  const granting = sql`(SELECT ${rolePermissions.roleId} FROM ${rolePermissions} WHERE ${rolePermissions.permissionId} = ${permissions.read.id})`;
+  const holds = RoleUsers.exists(ctx, eq(roleUsers.userId, users.id), inList(roleUsers.roleId, granting));
+  return Users.select(ctx, { userId: users.id }).where(
+    inList(users.id, userIds),
+    sql`(${users.isSuperAdmin} = 1 OR ${holds})`,
+  );
 }
 
 /** Reads of one day into a batch; `dayOf` turns the results into the board. */
