@@ -239,7 +239,7 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   const wholeSchool = granted && (await holdingRead(ctx, [ctx.userId ?? 0]).all()).length > 0;
   const today = await schoolToday(ctx);
   const date = query.date ?? today;
-  const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today } };
+  const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today, watching: true } };
   const resumeHeader = request.headers.get("last-event-id");
   const resumed = query.after ?? (resumeHeader && /^\d+$/.test(resumeHeader) ? Number(resumeHeader) : undefined);
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";

@@ -120,8 +120,14 @@ export interface Day {
   entries: Entry[];
 }
 
-/** Whom the read covers: the whole school (staff), the caller's own children, or some students. */
-export type Cover = { school: true } | { mine: { userId: number; today: string } } | { studentIds: number[] };
+/**
+ * Whom the read covers: the whole school (staff), the caller's own children, or some students. `mine`
+ * with `watching`: the board and its live stream, which leave out a child whose link is restricted today.
+ */
+export type Cover =
+  | { school: true }
+  | { mine: { userId: number; today: string; watching?: boolean } }
+  | { studentIds: number[] };
 
 const guardianCopy = copyTable("guardian_copy");
 const guardianName = identity(users, guardianCopy.table);
@@ -158,7 +164,7 @@ function covered(ctx: SchoolCtx, cover: Cover): SQL | undefined {
     ctx,
     eq(guardians.studentId, students.id),
     inList(guardians.parentId, mine),
-    watchableLink(cover.mine.today),
+    cover.mine.watching ? watchableLink(cover.mine.today) : undefined,
   );
 }
 
@@ -410,7 +416,7 @@ export async function readDay(ctx: SchoolCtx, date: string, cover: Cover, also?:
 /** The cover of the caller: the school for holders of `dismissal.read`, else their own children. */
 export function coverOf(ctx: SchoolCtx, today: string): Cover {
   if (ctx.can(permissions.read)) return { school: true };
-  return { mine: { userId: ctx.userId ?? 0, today } };
+  return { mine: { userId: ctx.userId ?? 0, today, watching: true } };
 }
 
 export type { Slot };
