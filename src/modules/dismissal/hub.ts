@@ -314,7 +314,8 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       const { holdingRead, stillWatched } = await import("./plan");
       const batch = new Batch(ctx);
       const firstPage = batch.read(eventsAfter(ctx, date, from, PAGE));
-      const [own, delegated] = guardians.length ? stillWatched(ctx, guardians, date, from, today) : [];
+      const children = [...new Set(watchers.flatMap((w) => (w.userId !== null ? (w.children ?? []) : [])))];
+      const [own, delegated] = children.length ? stillWatched(ctx, guardians, children, date, from, today) : [];
       const links = [own, delegated].flatMap((q) => (q ? [batch.read(q)] : []));
       const roles = staff.length ? batch.read(holdingRead(ctx, staff)) : undefined;
       const results = await batch.commit();

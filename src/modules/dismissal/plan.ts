@@ -5,6 +5,8 @@
  * and the last event's number. Every verb of the module decides on what this read answers, so the
  * board, a release and the live snapshot never disagree about a child.
  */
+
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Slot } from "../../db/batch";
 import { RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
@@ -20,7 +22,7 @@ import {
 } from "../../db/schema/dismissal";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { asc, eq, gt, gte, isNull, lte, type SQL, sql } from "../../db/sql";
+import { and, asc, eq, gt, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -169,30 +171,44 @@ function covered(ctx: SchoolCtx, cover: Cover): SQL | undefined {
 }
 
 /**
- * Which of `users` still watch which students of `date`'s events after `after`: through their own
- * guardian links, and (second read) the links of the parents they are a delegate of today; neither
- * under a restriction today. The hub's re-check of its guardian subscribers: two reads in its one
- * batch for all of them, bounded by the students the new events are about (no new event, no row).
+ * Which of `userIds` still watch which of `children` that `date`'s events after `after` are about:
+ * through their own guardian links, and (second read) the links of the parents they are a delegate
+ * of today; neither under a restriction today. The hub's re-check of its guardian subscribers: two
+ * reads in its one batch for all of them, driven by the new events (no new event, no row) and the
+ * subscribers' parent profiles or delegations, each pair probing `guardian_uq` (a guardian read by
+ * student instead walks the school's every link: the planner prefers `guardian_school_idx`).
  */
-export function stillWatched(ctx: SchoolCtx, userIds: readonly number[], date: string, after: number, today: string) {
-  const about = DismissalEvents.pick(
-    ctx,
-    dismissalEvents.studentId,
+export function stillWatched(
+  ctx: SchoolCtx,
+  userIds: readonly number[],
+  children: readonly number[],
+  date: string,
+  after: number,
+  today: string,
+) {
+  const events = and(
     eq(dismissalEvents.date, date),
     gt(dismissalEvents.seq, after),
-  );
-  const links = [inList(guardians.studentId, about), watchableLink(today)];
+    inList(dismissalEvents.studentId, children),
+  ) as SQL;
+  const linked = (parentId: SQLiteColumn) =>
+    Guardians.exists(
+      ctx,
+      eq(guardians.studentId, dismissalEvents.studentId),
+      eq(guardians.parentId, parentId),
+      watchableLink(today),
+    );
   return [
-    Guardians.select(ctx, { userId: parents.userId, studentId: guardians.studentId })
-      .join(Parents, eq(parents.id, guardians.parentId))
-      .where(inList(parents.userId, userIds), ...links),
-    Guardians.select(ctx, { userId: delegates.userId, studentId: guardians.studentId })
-      .join(Delegates, eq(delegates.parentId, guardians.parentId))
+    Parents.select(ctx, { userId: parents.userId, studentId: dismissalEvents.studentId })
+      .join(DismissalEvents, events)
+      .where(inList(parents.userId, userIds), linked(parents.id)),
+    Delegates.select(ctx, { userId: delegates.userId, studentId: dismissalEvents.studentId })
+      .join(DismissalEvents, events)
       .where(
         inList(delegates.userId, userIds),
         lte(delegates.validFrom, today),
         gte(delegates.validUntil, today),
-        ...links,
+        linked(delegates.parentId),
       ),
   ] as const;
 }
