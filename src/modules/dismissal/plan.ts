@@ -22,7 +22,7 @@ import {
 } from "../../db/schema/dismissal";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { and, asc, eq, gt, gte, isNull, lte, type SQL, sql } from "../../db/sql";
+import { and, asc, eq, gt, gte, isNull, lte, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -218,7 +218,7 @@ export function stillWatched(
  * school (`role_user`, not a token's bitmap, which lags a role taken by up to its 10 minutes) grants
  * `dismissal.read`. Rows `{userId}`.
  */
-export function holdingRead(ctx: SchoolCtx, userIds: readonly number[]) {
+export function holdingRead(ctx: SchoolCtx, userIds: readonly number[] | SQLWrapper) {
   const granting = sql`(SELECT ${rolePermissions.roleId} FROM ${rolePermissions} WHERE ${rolePermissions.permissionId} = ${permissions.read.id})`;
   const holds = RoleUsers.exists(ctx, eq(roleUsers.userId, users.id), inList(roleUsers.roleId, granting));
   return Users.select(ctx, { userId: users.id }).where(
