@@ -13,11 +13,13 @@
  *    per publish however many subscribers; concurrent publishes coalesce into one read), and sends
  *    each subscriber the events after its own `seq` that it may see (a guardian: their children's
  *    and the school's), in order, then remembers the new `seq` with the socket (its attachment,
- *    which survives hibernation and eviction).
+ *    which survives hibernation and eviction). The same batch asks who may still watch (a guardian
+ *    link removed or restricted, a delegation ended, a staff role taken since they subscribed):
+ *    a child no longer theirs leaves the subscription, and one left with none is closed.
  *
  * Subscribing: the Worker authenticates the watcher and reads the snapshot (live.ts), then hands the
- * hub `{date, children, last, snapshot}`; the hub accepts the WebSocket (tags: the date, and the
- * children a guardian watches) or opens the SSE stream, sends the snapshot, and runs a catch-up
+ * hub `{date, children, last, userId, today, snapshot}`; the hub accepts the WebSocket (tags: the
+ * date, and the children a guardian watches) or opens the SSE stream, sends the snapshot, and runs a catch-up
  * read for it. Since the subscriber is registered before that read starts, an event committed
  * between the snapshot and the subscription is in the read, and one committed after it is in the
  * read or in a later publish's: none is missed, and the per-subscriber `seq` sends none twice.
