@@ -61,8 +61,9 @@ async function socket(token: string, after?: number) {
     messages.push(JSON.parse(String(e.data)));
     for (const w of waiters.splice(0)) w();
   });
-  /** The close code the hub sent, once it closed the socket. */
-  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+  const closing = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+  /** The close code the hub sent, waiting at most `ms` from now (-1: still open). */
+  const closed = (ms = 3000) => Promise.race([closing, new Promise<number>((r) => setTimeout(() => r(-1), ms))]);
   ws.accept();
   /** Resolves once `ok(messages)` holds (or fails after `ms`). */
   const until = async (ok: (m: typeof messages) => boolean, ms = 3000) => {
@@ -325,10 +326,37 @@ describe("a rule holds after every change of the facts it reads: who may still w
     // The school still releases the child (to another guardian): the former one hears nothing.
     const other = await makeFamily(t, NORTH, { studentId: a.studentId });
     await release({ studentId: a.studentId, parentId: other.parentId });
-    expect(await ws.closed).toBe(4403);
+    expect(await ws.closed()).toBe(4403);
     expect(await stream.ended()).toBe(true);
     expect(ws.events()).toEqual([]);
     expect(stream.events()).toEqual([]);
+  });
+
+  it("a guardian removed from their only child hears no school-wide event after: a reunification closes their stream", async () => {
+    const a = await makeFamily(t, NORTH);
+    const ws = await socket(await parent(a));
+    await ws.until((m) => m.some((x) => x.type === "snapshot"));
+    const removed = await t.request(`/api/v1/student-guardian/${await linkOf(a.parentId, a.studentId)}`, {
+      method: "DELETE",
+      token: await staff(),
+      school: NORTH,
+    });
+    expect(removed.status).toBe(204);
+    const office = await staff();
+    const started = await t.request(`${D}/reunification`, {
+      method: "POST",
+      token: office,
+      school: NORTH,
+      body: { reason: "Drill" },
+    });
+    expect(started.status, await started.clone().text()).toBe(201);
+    try {
+      expect(await ws.closed()).toBe(4403);
+      expect(ws.events()).toEqual([]);
+    } finally {
+      const ended = await t.request(`${D}/reunification`, { method: "DELETE", token: office, school: NORTH });
+      expect(ended.status).toBeLessThan(300);
+    }
   });
 
   it("a delegation withdrawn: the delegate's open stream stops carrying the parent's child", async () => {
@@ -363,7 +391,7 @@ describe("a rule holds after every change of the facts it reads: who may still w
     const stream = await sse(token, ws.last());
     await t.db.delete(roleUsers).where(eq(roleUsers.userId, member.id));
     await release(a);
-    expect(await ws.closed).toBe(4403);
+    expect(await ws.closed()).toBe(4403);
     expect(await stream.ended()).toBe(true);
     expect(ws.events()).toEqual([]);
     // A new stream, with the same token or a ticket it gets: not the school's (they guard no child).

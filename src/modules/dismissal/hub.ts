@@ -317,7 +317,9 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       const batch = new Batch(ctx);
       const firstPage = batch.read(eventsAfter(ctx, date, from, PAGE));
       const children = [...new Set(watchers.flatMap((w) => (w.userId !== null ? (w.children ?? []) : [])))];
-      const [own, delegated] = children.length ? stillWatched(ctx, guardians, children, date, from, today) : [];
+      const checks = (events: { date: string; after: number } | null) =>
+        children.length ? stillWatched(ctx, guardians, children, events, today) : [];
+      const [own, delegated] = checks({ date, after: from });
       const links = [own, delegated].flatMap((q) => (q ? [batch.read(q)] : []));
       const roles = staff.length ? batch.read(holdingRead(ctx, staff)) : undefined;
       const results = await batch.commit();
@@ -333,6 +335,15 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       const watched = new Set(links.flatMap((slot) => results.get(slot).map((r) => `${r.userId}:${r.studentId}`)));
       const holding = new Set(roles ? results.get(roles).map((r) => r.userId) : []);
       const about = new Set(events.flatMap((e) => (e.studentId === null ? [] : [e.studentId])));
+      // A school-wide event a guardian sees (a reunification: rare) is about every child they watch:
+      // a second read checks them all, so one who watches none any more is closed, not told.
+      if (children.length && events.some((e) => e.studentId === null && visibleTo(new Set(), e))) {
+        const again = new Batch(ctx);
+        const slots = checks(null).map((q) => again.read(q));
+        const all = await again.commit();
+        for (const slot of slots) for (const r of all.get(slot)) watched.add(`${r.userId}:${r.studentId}`);
+        for (const id of children) about.add(id);
+      }
       /** The subscription as it may still be: children no longer theirs dropped; null when it ends. */
       const recheck = (w: Watching): Watching | null => {
         if (w.userId === null) return w;

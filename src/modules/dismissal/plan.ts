@@ -182,28 +182,29 @@ export function stillWatched(
   ctx: SchoolCtx,
   userIds: readonly number[],
   children: readonly number[],
-  date: string,
-  after: number,
+  /** The new events (after `after` on `date`); null: every one of `children` (a school-wide event). */
+  events: { date: string; after: number } | null,
   today: string,
 ) {
-  const events = and(
-    eq(dismissalEvents.date, date),
-    gt(dismissalEvents.seq, after),
-    inList(dismissalEvents.studentId, children),
-  ) as SQL;
+  const [source, student, on] = events
+    ? ([
+        DismissalEvents,
+        dismissalEvents.studentId,
+        and(
+          eq(dismissalEvents.date, events.date),
+          gt(dismissalEvents.seq, events.after),
+          inList(dismissalEvents.studentId, children),
+        ) as SQL,
+      ] as const)
+    : ([Students, students.id, inList(students.id, children)] as const);
   const linked = (parentId: SQLiteColumn) =>
-    Guardians.exists(
-      ctx,
-      eq(guardians.studentId, dismissalEvents.studentId),
-      eq(guardians.parentId, parentId),
-      watchableLink(today),
-    );
+    Guardians.exists(ctx, eq(guardians.studentId, student), eq(guardians.parentId, parentId), watchableLink(today));
   return [
-    Parents.select(ctx, { userId: parents.userId, studentId: dismissalEvents.studentId })
-      .join(DismissalEvents, events)
+    Parents.select(ctx, { userId: parents.userId, studentId: student })
+      .join(source, on)
       .where(inList(parents.userId, userIds), linked(parents.id)),
-    Delegates.select(ctx, { userId: delegates.userId, studentId: dismissalEvents.studentId })
-      .join(DismissalEvents, events)
+    Delegates.select(ctx, { userId: delegates.userId, studentId: student })
+      .join(source, on)
       .where(
         inList(delegates.userId, userIds),
         lte(delegates.validFrom, today),
