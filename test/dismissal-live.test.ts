@@ -288,6 +288,8 @@ describe("a rule holds after every change of the facts it reads: who may still w
       const snap = ws.messages.find((x) => x.type === "snapshot")?.board?.students.map((x) => x.studentId);
       expect(snap?.sort()).toEqual([a.studentId, sib.studentId].sort());
       const stream = await sse(token, ws.last());
+      const issued = await t.request(`${D}/live/ticket`, { method: "POST", token, school: NORTH });
+      const { ticket } = await readJson<{ ticket: string }>(issued);
 
       const { method, path, body } = change(link);
       const res = await t.request(path, { method, token: await staff(), school: NORTH, body });
@@ -305,6 +307,10 @@ describe("a rule holds after every change of the facts it reads: who may still w
       await again.until((m) => m.some((x) => x.type === "snapshot"));
       const now = again.messages.find((x) => x.type === "snapshot")?.board?.students.map((x) => x.studentId);
       expect(now).toEqual([a.studentId]);
+      // A ticket issued before the change opens a board without the child.
+      const viaTicket = await t.request(`${D}/live?date=${TODAY}&ticket=${ticket}`);
+      const board = (await readJson<{ board: { students: { studentId: number }[] } }>(viaTicket)).board;
+      expect(board.students.map((x) => x.studentId)).toEqual([a.studentId]);
       ws.ws.close();
       again.ws.close();
       await stream.close();
