@@ -13,11 +13,13 @@
  *    per publish however many subscribers; concurrent publishes coalesce into one read), and sends
  *    each subscriber the events after its own `seq` that it may see (a guardian: their children's
  *    and the school's), in order, then remembers the new `seq` with the socket (its attachment,
- *    which survives hibernation and eviction).
+ *    which survives hibernation and eviction). The same batch asks who may still watch (a guardian
+ *    link removed or restricted, a delegation ended, a staff role taken since they subscribed):
+ *    a child no longer theirs leaves the subscription, and one left with none is closed.
  *
  * Subscribing: the Worker authenticates the watcher and reads the snapshot (live.ts), then hands the
- * hub `{date, children, last, snapshot}`; the hub accepts the WebSocket (tags: the date, and the
- * children a guardian watches) or opens the SSE stream, sends the snapshot, and runs a catch-up
+ * hub `{date, children, last, userId, today, snapshot}`; the hub accepts the WebSocket (tags: the
+ * date, and the children a guardian watches) or opens the SSE stream, sends the snapshot, and runs a catch-up
  * read for it. Since the subscriber is registered before that read starts, an event committed
  * between the snapshot and the subscription is in the read, and one committed after it is in the
  * read or in a later publish's: none is missed, and the per-subscriber `seq` sends none twice.
@@ -25,6 +27,7 @@
  * `Last-Event-ID`; hibernated sockets keep their `seq` in their attachment.
  */
 import { z } from "@hono/zod-openapi";
+import { Batch } from "../../db/batch";
 import type { Deps, LiveHubs } from "../../deps";
 import { ctxOf, jobCtx, type SchoolCtx } from "../../lib/context";
 import { randomToken } from "../../lib/crypto";
@@ -40,6 +43,14 @@ const SubscriptionSchema = z.object({
   children: z.array(z.number().int()).nullable(),
   /** The last `seq` the subscriber has (the snapshot's, or its `after`). */
   last: z.number().int(),
+  /**
+   * Who watches, checked again at each publish: a guardian's (or delegate's) user, whose children are
+   * narrowed to the links they still hold; a staff member, whose stream ends with their role. Null:
+   * not checked (a super-admin).
+   */
+  userId: z.number().int().nullable(),
+  /** The school's date when subscribing: a delegation and a restriction are read on it. */
+  today: z.string(),
   /** The board to send first (null when resuming). */
   snapshot: z.looseObject({ seq: z.number().int() }).nullable(),
   /** `websocket`, or `sse`. */
@@ -52,6 +63,9 @@ const WatchingSchema = z.object({
   date: z.string(),
   children: z.array(z.number().int()).nullable(),
   last: z.number().int(),
+  // Absent from a socket accepted before the re-check existed: not checked.
+  userId: z.number().int().nullable().default(null),
+  today: z.string().default(""),
 });
 type Watching = z.infer<typeof WatchingSchema>;
 
@@ -67,6 +81,10 @@ interface Stream extends Watching {
 
 /** Events read per D1 query while catching up. */
 const PAGE = 1000;
+/** How long a WebSocket subscription waits for its upgrade before the hub's alarm forgets it. */
+const PENDING_SECONDS = 60;
+/** A stored subscription, waiting for its upgrade until `expiresAt` (epoch ms). */
+const PendingSchema = z.object({ subscription: SubscriptionSchema, expiresAt: z.number() });
 /** How long an SSE stream lasts before its client reconnects with `Last-Event-ID`. */
 const SSE_SECONDS = 300;
 
@@ -84,7 +102,10 @@ interface HubState {
   storage: {
     get(key: string): Promise<unknown>;
     put(key: string, value: unknown): Promise<void>;
-    delete(key: string): Promise<boolean>;
+    delete(key: string | string[]): Promise<boolean | number>;
+    list(options: { prefix: string }): Promise<Map<string, unknown>>;
+    getAlarm(): Promise<number | null>;
+    setAlarm(at: number): Promise<void>;
   };
 }
 
@@ -122,20 +143,39 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
         const { key, subscription } = z
           .object({ key: z.string(), subscription: SubscriptionSchema })
           .parse(await request.json());
-        await this.state.storage.put(`pending:${key}`, subscription);
+        const expiresAt = Date.now() + PENDING_SECONDS * 1000;
+        await this.state.storage.put(`pending:${key}`, { subscription, expiresAt });
+        // An upgrade that never comes (the client went away in between) leaves no row: the alarm.
+        if ((await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(expiresAt);
         return new Response(null, { status: 204 });
       }
       if (request.method === "GET" && path === "/subscribe") {
         const key = `pending:${new URL(request.url).searchParams.get("key") ?? ""}`;
-        const subscription = SubscriptionSchema.safeParse(await this.state.storage.get(key)).data;
-        if (!subscription) return new Response(null, { status: 410 });
+        const pending = PendingSchema.safeParse(await this.state.storage.get(key)).data;
+        if (!pending || pending.expiresAt < Date.now()) return new Response(null, { status: 410 });
         await this.state.storage.delete(key);
-        return this.subscribe(subscription);
+        return this.subscribe(pending.subscription);
       }
       if (request.method === "GET" && path === "/watchers") {
         return Response.json({ websockets: this.state.getWebSockets().length, streams: this.streams.size });
       }
       return new Response(null, { status: 404 });
+    }
+
+    /** Forgets the subscriptions whose upgrade never came; set again while others still wait. */
+    async alarm() {
+      const now = Date.now();
+      const rows = await this.state.storage.list({ prefix: "pending:" });
+      const expired: string[] = [];
+      let next = Number.POSITIVE_INFINITY;
+      for (const [key, value] of rows) {
+        const expiresAt = PendingSchema.safeParse(value).data?.expiresAt ?? 0;
+        if (expiresAt < now) expired.push(key);
+        else next = Math.min(next, expiresAt);
+      }
+      // Storage deletes at most 128 keys a call.
+      for (let i = 0; i < expired.length; i += 128) await this.state.storage.delete(expired.slice(i, i + 128));
+      if (next !== Number.POSITIVE_INFINITY) await this.state.storage.setAlarm(next);
     }
 
     /** A client's message: nothing to do (the stream is one-way); a `ping` is answered. */
@@ -155,7 +195,13 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
 
     private subscribe(s: Subscription): Response {
       this.schoolId = s.schoolId;
-      const watching: Watching = { date: s.date, children: s.children, last: s.last };
+      const watching: Watching = {
+        date: s.date,
+        children: s.children,
+        last: s.last,
+        userId: s.userId,
+        today: s.today,
+      };
       let response: Response;
       if (s.mode === "websocket") {
         const pair = new WebSocketPair();
@@ -240,7 +286,12 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       return round;
     }
 
-    /** Reads `date`'s events after the lowest `seq` its subscribers have; sends each its new ones. */
+    /**
+     * Reads `date`'s events after the lowest `seq` its subscribers have, and in the same batch who of
+     * them may still watch (plan.ts `stillWatched`, `holdingRead`: a guardian link removed or
+     * restricted, a delegation ended, a role taken since they subscribed); narrows or ends those
+     * subscriptions, then sends each the new events it may see.
+     */
     private async deliver(date: string): Promise<void> {
       if (this.schoolId === null) return;
       const sockets = this.state.getWebSockets(dateTag(date)).flatMap((ws) => {
@@ -252,30 +303,82 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
       if (lasts.length === 0) return;
       const from = Math.min(...lasts);
       const ctx: SchoolCtx = jobCtx(await depsOf(this.env), "dismissal-live", this.schoolId);
-      const events: DismissalEvent[] = [];
-      for (let after = from; ; ) {
-        const rows = await eventsAfter(ctx, date, after, PAGE).all();
-        events.push(...rows.map(eventJson));
-        if (rows.length < PAGE) break;
-        after = rows.at(-1)?.seq ?? after;
+      const watchers: Watching[] = [...sockets.map((s) => s.w), ...streams];
+      const guardians = [...new Set(watchers.flatMap((w) => (w.children && w.userId !== null ? [w.userId] : [])))];
+      const staff = [...new Set(watchers.flatMap((w) => (!w.children && w.userId !== null ? [w.userId] : [])))];
+      const today =
+        watchers
+          .map((w) => w.today)
+          .sort()
+          .at(-1) || date;
+
+      // The plan's reads load with the module (they pull in much of the app), not with the Worker's entry.
+      const { holdingRead, stillWatched } = await import("./plan");
+      const batch = new Batch(ctx);
+      const firstPage = batch.read(eventsAfter(ctx, date, from, PAGE));
+      const children = [...new Set(watchers.flatMap((w) => (w.userId !== null ? (w.children ?? []) : [])))];
+      const checks = (events: { date: string; after: number } | null) =>
+        children.length ? stillWatched(ctx, guardians, children, events, today) : [];
+      const [own, delegated] = checks({ date, after: from });
+      const links = [own, delegated].flatMap((q) => (q ? [batch.read(q)] : []));
+      const roles = staff.length ? batch.read(holdingRead(ctx, staff)) : undefined;
+      const results = await batch.commit();
+      const rows = results.get(firstPage);
+      const events: DismissalEvent[] = rows.map(eventJson);
+      for (let after = rows.at(-1)?.seq ?? from, more = rows.length === PAGE; more; ) {
+        const page = await eventsAfter(ctx, date, after, PAGE).all();
+        events.push(...page.map(eventJson));
+        more = page.length === PAGE;
+        after = page.at(-1)?.seq ?? after;
       }
       if (events.length === 0) return;
+      const watched = new Set(links.flatMap((slot) => results.get(slot).map((r) => `${r.userId}:${r.studentId}`)));
+      const holding = new Set(roles ? results.get(roles).map((r) => r.userId) : []);
+      const about = new Set(events.flatMap((e) => (e.studentId === null ? [] : [e.studentId])));
+      // A school-wide event a guardian sees (a reunification: rare) is about every child they watch:
+      // a second read checks them all, so one who watches none any more is closed, not told.
+      if (children.length && events.some((e) => e.studentId === null && visibleTo(new Set(), e))) {
+        const again = new Batch(ctx);
+        const slots = checks(null).map((q) => again.read(q));
+        const all = await again.commit();
+        for (const slot of slots) for (const r of all.get(slot)) watched.add(`${r.userId}:${r.studentId}`);
+        for (const id of children) about.add(id);
+      }
+      /** The subscription as it may still be: children no longer theirs dropped; null when it ends. */
+      const recheck = (w: Watching): Watching | null => {
+        if (w.userId === null) return w;
+        if (!w.children) return holding.has(w.userId) ? w : null;
+        const kept = w.children.filter((id) => !about.has(id) || watched.has(`${w.userId}:${id}`));
+        if (kept.length === w.children.length) return w;
+        return kept.length === 0 ? null : { ...w, children: kept };
+      };
       // Only to subscribers the read covers (seen up to `from` or later): one that subscribed while
       // it ran, further back, has a read of its own queued.
-      for (const { ws, w } of sockets) {
+      for (const { ws } of sockets) {
         const current = watchingOf(ws);
         if (!current || current.last < from) continue;
-        const next = events.filter((e) => e.seq > current.last);
-        if (next.length === 0) continue;
+        const allowed = recheck(current);
         try {
-          for (const e of next) if (visible(current, e)) ws.send(JSON.stringify(e));
-          ws.serializeAttachment({ ...w, last: next.at(-1)?.seq ?? current.last });
+          if (!allowed) {
+            ws.close(4403, "no longer allowed to watch");
+            continue;
+          }
+          const next = events.filter((e) => e.seq > allowed.last);
+          if (next.length === 0 && allowed === current) continue;
+          for (const e of next) if (visible(allowed, e)) ws.send(JSON.stringify(e));
+          ws.serializeAttachment({ ...allowed, last: next.at(-1)?.seq ?? allowed.last });
         } catch {
           // closing: the client reconnects with `after`
         }
       }
-      for (const s of this.streams) {
+      for (const s of [...this.streams]) {
         if (s.date !== date || s.last < from) continue;
+        const allowed = recheck(s);
+        if (!allowed) {
+          s.close();
+          continue;
+        }
+        s.children = allowed.children;
         for (const e of events) {
           if (e.seq <= s.last) continue;
           if (visible(s, e)) s.send(e);

@@ -32,7 +32,7 @@ import { boardOf } from "./board";
 import { eventJson, eventsAfter, visibleTo } from "./events";
 import { subscribe } from "./hub";
 import { permissions } from "./permissions";
-import { type Cover, dayOf, dayReads } from "./plan";
+import { type Cover, dayOf, dayReads, holdingRead } from "./plan";
 import { Board } from "./schemas";
 
 /** How long a ticket is valid. */
@@ -148,7 +148,7 @@ async function watcher(
   ctx: Ctx,
   query: { ticket?: string },
   headers: { authorization?: string; school?: string },
-): Promise<{ ctx: MemberCtx; wholeSchool: boolean }> {
+): Promise<{ ctx: MemberCtx; wholeSchool: boolean; checked: boolean }> {
   if (query.ticket) {
     const [school, secret] = query.ticket.split(".");
     const schoolId = Number(school);
@@ -162,6 +162,9 @@ async function watcher(
       gt(dismissalTickets.expiresAt, now),
     );
     const batch = new Batch(scoped);
+    // The ticket says whether its holder watched the whole school when it was issued; the roles they
+    // hold now say whether they still do (read before the same batch spends it).
+    const holding = batch.read(holdingRead(scoped, DismissalTickets.pick(scoped, dismissalTickets.userId, valid)));
     const spent = batch.read(
       DismissalTickets.select(scoped, { userId: dismissalTickets.userId, school: dismissalTickets.school }).where(
         valid,
@@ -169,7 +172,8 @@ async function watcher(
     );
     // One use: the same batch spends it (a second use finds it spent).
     batch.add(...DismissalTickets.update(scoped, valid, { usedAt: now }, "use"));
-    const [row] = (await batch.commit()).get(spent);
+    const results = await batch.commit();
+    const [row] = results.get(spent);
     if (!row) throw unauthorized();
     const { deps, requestId } = ctx;
     const member: MemberCtx = {
@@ -181,7 +185,7 @@ async function watcher(
       isSuperAdmin: false,
       can: () => false,
     };
-    return { ctx: member, wholeSchool: Boolean(row.school) };
+    return { ctx: member, wholeSchool: Boolean(row.school) && results.get(holding).length > 0, checked: true };
   }
   const token = BEARER.exec(headers.authorization ?? "")?.[1];
   if (!token) throw unauthorized();
@@ -210,15 +214,22 @@ async function watcher(
     actor: { type: "user", userId },
     can,
   };
-  return { ctx: member, wholeSchool: can(permissions.read) };
+  return { ctx: member, wholeSchool: can(permissions.read), checked: false };
 }
 
-/** The snapshot (board) and the watcher's children, in one round trip. */
-async function snapshot(ctx: SchoolCtx, date: string, cover: Cover) {
+/**
+ * The snapshot (board) and the watcher's children, in one round trip; with `check`, the same batch
+ * asks whether that user still holds `dismissal.read` (`held` false: they do not, and the school's
+ * board must not be shown them).
+ */
+async function snapshot(ctx: SchoolCtx, date: string, cover: Cover, check?: number) {
   const batch = new Batch(ctx);
+  const holding = check === undefined ? undefined : batch.read(holdingRead(ctx, [check]));
   const reads = dayReads(ctx, batch, date, cover);
-  const day = dayOf(await batch.commit(), reads, date, ctx);
-  return { board: boardOf(day), children: new Set(day.entries.map((e) => e.studentId)) };
+  const results = await batch.commit();
+  const day = dayOf(results, reads, date, ctx);
+  const held = !holding || results.get(holding).length > 0;
+  return { board: boardOf(day), children: new Set(day.entries.map((e) => e.studentId)), held };
 }
 
 /** The events after `after` the watcher may see (a guardian: their children's and the school's own). */
@@ -230,13 +241,15 @@ async function newEvents(ctx: SchoolCtx, date: string, after: number, children: 
 }
 
 export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, request: Request) {
-  const { ctx, wholeSchool } = await watcher(base, query, {
+  const watching = await watcher(base, query, {
     authorization: request.headers.get("authorization") ?? undefined,
     school: request.headers.get("x-school-id") ?? undefined,
   });
+  const { ctx, checked } = watching;
+  let { wholeSchool } = watching;
   const today = await schoolToday(ctx);
   const date = query.date ?? today;
-  const cover: Cover = wholeSchool ? { school: true } : { mine: { userId: ctx.userId ?? 0, today } };
+  const mine: Cover = { mine: { userId: ctx.userId ?? 0, today, watching: true } };
   const resumeHeader = request.headers.get("last-event-id");
   const resumed = query.after ?? (resumeHeader && /^\d+$/.test(resumeHeader) ? Number(resumeHeader) : undefined);
   const upgrade = (request.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
@@ -245,6 +258,12 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
   // The hub is told which school's stream it holds (a message, not a row).
   const { schoolId } = ctx;
 
+  // A token's word for the whole school is checked against the roles held now (a ticket's was, when
+  // spent): a role taken since ends the school's stream here, not at the token's expiry; the hub
+  // checks again at each publish. Resuming, alone; else in the snapshot's batch.
+  const resumingStaff = hubs && (upgrade || stream) && wholeSchool && resumed !== undefined;
+  if (resumingStaff && !checked) wholeSchool = (await holdingRead(ctx, [ctx.userId ?? 0]).all()).length > 0;
+
   // Staff resuming a stream need no snapshot (nor, watching the whole school, its children).
   if (hubs && (upgrade || stream) && wholeSchool && resumed !== undefined) {
     return subscribe(hubs, {
@@ -252,11 +271,20 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
       date,
       children: null,
       last: resumed,
+      userId: ctx.userId ?? 0,
+      today,
       snapshot: null,
       mode: upgrade ? "websocket" : "sse",
     });
   }
-  const { board, children } = await snapshot(ctx, date, cover);
+  const check = wholeSchool && !checked && !resumingStaff ? (ctx.userId ?? 0) : undefined;
+  let taken = await snapshot(ctx, date, wholeSchool ? { school: true } : mine, check);
+  if (!taken.held) {
+    // The role is gone (the token lags): their own children, if any.
+    wholeSchool = false;
+    taken = await snapshot(ctx, date, mine);
+  }
+  const { board, children } = taken;
   const visible = wholeSchool ? null : children;
 
   // The school's hub (a Durable Object) holds the stream from here: the snapshot, the events since
@@ -267,6 +295,8 @@ export async function getLive(base: Ctx, { query }: InputOf<typeof liveRoute>, r
       date,
       children: visible ? [...visible] : null,
       last: resumed ?? board.seq,
+      userId: ctx.userId ?? 0,
+      today,
       snapshot: resumed === undefined ? board : null,
       mode: upgrade ? "websocket" : "sse",
     });

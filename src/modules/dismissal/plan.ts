@@ -5,8 +5,10 @@
  * and the last event's number. Every verb of the module decides on what this read answers, so the
  * board, a release and the live snapshot never disagree about a child.
  */
+
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Slot } from "../../db/batch";
-import { Users, users } from "../../db/schema/core";
+import { RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import {
   DismissalArrivals,
@@ -20,7 +22,7 @@ import {
 } from "../../db/schema/dismissal";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { asc, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
+import { and, asc, eq, gt, gte, isNull, lte, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -120,8 +122,14 @@ export interface Day {
   entries: Entry[];
 }
 
-/** Whom the read covers: the whole school (staff), the caller's own children, or some students. */
-export type Cover = { school: true } | { mine: { userId: number; today: string } } | { studentIds: number[] };
+/**
+ * Whom the read covers: the whole school (staff), the caller's own children, or some students. `mine`
+ * with `watching`: the board and its live stream, which leave out a child whose link is restricted today.
+ */
+export type Cover =
+  | { school: true }
+  | { mine: { userId: number; today: string; watching?: boolean } }
+  | { studentIds: number[] };
 
 const guardianCopy = copyTable("guardian_copy");
 const guardianName = identity(users, guardianCopy.table);
@@ -141,12 +149,83 @@ export function parentsActedFor(ctx: SchoolCtx, userId: number, today: string) {
   return Parents.pick(ctx, parents.id, sql`(${eq(parents.userId, userId)} OR ${inList(parents.id, delegated)})`);
 }
 
+/**
+ * A guardian link through which the board shows the child on `today`: not under a school restriction
+ * that holds that day (the dismissal board says where the child is at the gate, live: a court order
+ * that keeps a parent from collecting keeps them off it too; docs/domain.md "Dismissal").
+ */
+export const watchableLink = (today: string): SQL =>
+  sql`NOT (${guardians.restricted} = 1 AND (${guardians.restrictionFrom} IS NULL OR ${guardians.restrictionFrom} <= ${today}) AND (${guardians.restrictionUntil} IS NULL OR ${guardians.restrictionUntil} >= ${today}))`;
+
 /** The students a cover keeps, as a condition over `student`. */
 function covered(ctx: SchoolCtx, cover: Cover): SQL | undefined {
   if ("school" in cover) return undefined;
   if ("studentIds" in cover) return inList(students.id, cover.studentIds);
   const mine = parentsActedFor(ctx, cover.mine.userId, cover.mine.today);
-  return Guardians.exists(ctx, eq(guardians.studentId, students.id), inList(guardians.parentId, mine));
+  return Guardians.exists(
+    ctx,
+    eq(guardians.studentId, students.id),
+    inList(guardians.parentId, mine),
+    cover.mine.watching ? watchableLink(cover.mine.today) : undefined,
+  );
+}
+
+/**
+ * Which of `userIds` still watch which of `children` that `date`'s events after `after` are about:
+ * through their own guardian links, and (second read) the links of the parents they are a delegate
+ * of today; neither under a restriction today. The hub's re-check of its guardian subscribers: two
+ * reads in its one batch for all of them, driven by the new events (no new event, no row) and the
+ * subscribers' parent profiles or delegations, each pair probing `guardian_uq` (a guardian read by
+ * student instead walks the school's every link: the planner prefers `guardian_school_idx`).
+ */
+export function stillWatched(
+  ctx: SchoolCtx,
+  userIds: readonly number[],
+  children: readonly number[],
+  /** The new events (after `after` on `date`); null: every one of `children` (a school-wide event). */
+  events: { date: string; after: number } | null,
+  today: string,
+) {
+  const [source, student, on] = events
+    ? ([
+        DismissalEvents,
+        dismissalEvents.studentId,
+        and(
+          eq(dismissalEvents.date, events.date),
+          gt(dismissalEvents.seq, events.after),
+          inList(dismissalEvents.studentId, children),
+        ) as SQL,
+      ] as const)
+    : ([Students, students.id, inList(students.id, children)] as const);
+  const linked = (parentId: SQLiteColumn) =>
+    Guardians.exists(ctx, eq(guardians.studentId, student), eq(guardians.parentId, parentId), watchableLink(today));
+  return [
+    Parents.select(ctx, { userId: parents.userId, studentId: student })
+      .join(source, on)
+      .where(inList(parents.userId, userIds), linked(parents.id)),
+    Delegates.select(ctx, { userId: delegates.userId, studentId: student })
+      .join(source, on)
+      .where(
+        inList(delegates.userId, userIds),
+        lte(delegates.validFrom, today),
+        gte(delegates.validUntil, today),
+        linked(delegates.parentId),
+      ),
+  ] as const;
+}
+
+/**
+ * Which of `userIds` may watch the whole school now: a super-admin, or a role they hold in the
+ * school (`role_user`, not a token's bitmap, which lags a role taken by up to its 10 minutes) grants
+ * `dismissal.read`. Rows `{userId}`.
+ */
+export function holdingRead(ctx: SchoolCtx, userIds: readonly number[] | SQLWrapper) {
+  const granting = sql`(SELECT ${rolePermissions.roleId} FROM ${rolePermissions} WHERE ${rolePermissions.permissionId} = ${permissions.read.id})`;
+  const holds = RoleUsers.exists(ctx, eq(roleUsers.userId, users.id), inList(roleUsers.roleId, granting));
+  return Users.select(ctx, { userId: users.id }).where(
+    inList(users.id, userIds),
+    sql`(${users.isSuperAdmin} = 1 OR ${holds})`,
+  );
 }
 
 /** Reads of one day into a batch; `dayOf` turns the results into the board. */
@@ -354,7 +433,7 @@ export async function readDay(ctx: SchoolCtx, date: string, cover: Cover, also?:
 /** The cover of the caller: the school for holders of `dismissal.read`, else their own children. */
 export function coverOf(ctx: SchoolCtx, today: string): Cover {
   if (ctx.can(permissions.read)) return { school: true };
-  return { mine: { userId: ctx.userId ?? 0, today } };
+  return { mine: { userId: ctx.userId ?? 0, today, watching: true } };
 }
 
 export type { Slot };
