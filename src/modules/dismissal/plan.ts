@@ -22,7 +22,7 @@ import {
 } from "../../db/schema/dismissal";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
-import { and, asc, eq, gt, gte, isNull, lte, type SQL, type SQLWrapper, sql } from "../../db/sql";
+import { asc, eq, gt, gte, isNull, lte, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { notFound } from "../../lib/errors";
@@ -190,11 +190,7 @@ export function stillWatched(
     ? ([
         DismissalEvents,
         dismissalEvents.studentId,
-        and(
-          eq(dismissalEvents.date, events.date),
-          gt(dismissalEvents.seq, events.after),
-          inList(dismissalEvents.studentId, children),
-        ) as SQL,
+        sql`${eq(dismissalEvents.date, events.date)} AND ${gt(dismissalEvents.seq, events.after)} AND ${inList(dismissalEvents.studentId, children)}`,
       ] as const)
     : ([Students, students.id, inList(students.id, children)] as const);
   const linked = (parentId: SQLiteColumn) =>
