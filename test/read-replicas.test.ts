@@ -191,7 +191,7 @@ describe("a request's D1 session", () => {
     });
     const { id } = (await created.json()) as { id: number };
     const bookmark = created.headers.get("x-d1-bookmark") ?? "";
-    for (const headers of [{}, { "x-d1-bookmark": bookmark }]) {
+    for (const headers of [{}, { "x-d1-bookmark": bookmark }] as Record<string, string>[]) {
       const { res, calls } = await measure(() =>
         counted.request(`/api/v1/documents/${id}`, { token, school: NORTH, headers }),
       );
