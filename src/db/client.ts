@@ -35,13 +35,12 @@ export function d1(binding: D1Database): Db {
  * Where a D1 session starts (D1's read replication, the Sessions API): the primary (what writes,
  * and reads right after them), any replica (a read), or at least the state a bookmark names.
  */
-export type SessionStart = "first-primary" | "first-unconstrained" | Bookmark;
+export type SessionStart = "first-primary" | "first-unconstrained" | (string & {});
 /** A D1 bookmark, as D1 writes them: `00000000-00000041-00000000-` and 32 hex digits. */
-export type Bookmark = string & { readonly bookmark: unique symbol };
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
-/** A bookmark a client sent (`x-d1-bookmark`), if it has a bookmark's shape. */
-export const bookmarkOf = (text: string | undefined | null): Bookmark | undefined =>
-  text && BOOKMARK.test(text) ? (text as Bookmark) : undefined;
+/** A bookmark a client sent (`x-d1-bookmark`), if it has a bookmark's shape (else D1 would refuse the query). */
+export const bookmarkOf = (text: string | undefined | null): string | undefined =>
+  text && BOOKMARK.test(text) ? text : undefined;
 
 /** One unit of work's D1 session: every query of its handle inside `run` goes through it. */
 export interface DbSession {
