@@ -25,15 +25,8 @@ import { type RequestMetrics, withMetrics } from "./lib/metrics";
 import type { Module } from "./lib/module";
 import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
-import {
-  ACCEPT_LANGUAGE,
-  D1_BOOKMARK,
-  guardOf,
-  type Operation,
-  SECURITY_SCHEMES,
-  TAGS,
-  takesIdempotencyKey,
-} from "./lib/route";
+import { ACCEPT_LANGUAGE, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
+import { D1_BOOKMARK } from "./lib/route-headers";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { s3Signer } from "./lib/s3";

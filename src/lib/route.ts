@@ -44,15 +44,7 @@ import {
   takesIdempotencyKey,
 } from "./route-headers";
 
-export {
-  ACCEPT_LANGUAGE,
-  answersETag,
-  D1_BOOKMARK,
-  SECURITY_SCHEMES,
-  TAGS,
-  type Tag,
-  takesIdempotencyKey,
-} from "./route-headers";
+export { ACCEPT_LANGUAGE, answersETag, SECURITY_SCHEMES, TAGS, type Tag, takesIdempotencyKey } from "./route-headers";
 
 /**
  * Prepares the service context of a request before its verb runs: what a route's readers need
@@ -293,12 +285,8 @@ function answerHeaders(responses: NonNullable<RouteConfig["responses"]>, idempot
       if ("$ref" in answer) return [status, answer];
       const file = Object.keys(answer.content ?? {}).some((type) => LOCALISED_FILES.has(type)) && status < "300";
       const replay = idempotent && status < "500" && !beforeTheKey.has(status);
-      const headers = {
-        ...(file ? FILE_HEADERS : {}),
-        ...(replay ? REPLAYED_HEADER : {}),
-        ...D1_BOOKMARK_HEADER,
-        ...answer.headers,
-      };
+      const headers = { ...(file ? FILE_HEADERS : {}), ...(replay ? REPLAYED_HEADER : {}) };
+      Object.assign(headers, D1_BOOKMARK_HEADER, answer.headers);
       return [status, { ...answer, headers }];
     }),
   );
