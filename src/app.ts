@@ -131,7 +131,7 @@ export function createApp(options: AppOptions) {
       );
       // Every query of the request runs in one D1 session (read replication): from the bookmark the
       // client sent, so it reads at least what it wrote; else a read from any replica and anything
-      // else from the primary. A header that is not a bookmark is ignored (docs/decisions.md). The
+      // else from the primary. A header that is not a bookmark is ignored (docs/errors.md). The
       // answer, whatever it is, says where the session got to. libSQL has no sessions: no header.
       const session = deps.db
         ? openSession(

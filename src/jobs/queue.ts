@@ -4,7 +4,6 @@
  * queue. Consumers come from the module registry; dead-letter queues log and ack. A consumer that
  * meets the database briefly unavailable throws, and its message is retried like any failure.
  */
-
 import { inSession } from "../db/client";
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
