@@ -160,9 +160,8 @@ export const D1_BOOKMARK_SCHEMA = {
     type: "string" as const,
     pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$",
     description:
-      "Where this request's D1 session got to (read replication). Keep the latest one and send it back as " +
-      "`x-d1-bookmark` with the next request: it then reads at least what this one saw and wrote, on any replica. " +
-      "Not sent by a libSQL deployment, nor by an answer that read nothing when the request brought none.",
+      "Where this request's D1 session got to (read replication): send it back as `x-d1-bookmark` to read at " +
+      "least this state on any replica. None from libSQL, nor from an answer that read nothing.",
     example: "00000000-00000041-00000000-00000000000000000000000000000000",
   },
 } as const;

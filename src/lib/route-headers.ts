@@ -105,9 +105,8 @@ export const D1_BOOKMARK = {
   in: "header" as const,
   required: false,
   description:
-    "The `x-d1-bookmark` of the latest answer this client got: the request then reads at least what that " +
-    "answer saw and wrote (read replication). Without it a GET reads from any replica, other methods from the " +
-    "primary. A value that is not a bookmark is ignored, as if none were sent.",
+    "The latest `x-d1-bookmark` this client got: the request reads at least that state (read replication). " +
+    "Without it a GET reads from any replica, other methods from the primary. A malformed one is ignored.",
   schema: { type: "string" as const, maxLength: 100 },
 };
 
