@@ -1,8 +1,10 @@
 /**
  * A thin typed client for the API: openapi-fetch over the types generated from the OpenAPI
  * document (client/api.d.ts, `npm run client`). It adds what every caller of this API needs:
- * the bearer token, the `X-School-Id` header, and one refresh on a 401 (POST
- * /api/v1/auth/refresh-token, which rotates the refresh token) before retrying the request once.
+ * the bearer token, the `X-School-Id` header, one refresh on a 401 (POST
+ * /api/v1/auth/refresh-token, which rotates the refresh token) before retrying the request once,
+ * and the D1 bookmark: the `x-d1-bookmark` of the latest answer is sent with the next request, so
+ * the app reads what it wrote even when a read replica serves it (keep it with `onBookmark`).
  *
  * @example
  * const api = createSchoolClient({ baseUrl: "https://api.example.com", tokens, onTokens: save });
@@ -30,6 +32,10 @@ export interface SchoolClientOptions {
   schoolId?: number;
   /** Called when the tokens change: after a refresh, or `undefined` when the refresh failed (sign in again). */
   onTokens?: (tokens: Tokens | undefined) => void;
+  /** The D1 bookmark the app kept from an earlier answer (`onBookmark`), sent with the first request. */
+  bookmark?: string;
+  /** Called with each new `x-d1-bookmark` an answer carries: keep it (with the tokens) across restarts. */
+  onBookmark?: (bookmark: string) => void;
   /** Replaces `fetch` (tests pass the app's own `fetch`). */
   fetch?: (request: Request) => Promise<Response>;
 }
@@ -41,7 +47,11 @@ export type SchoolClient = Client<paths> & {
   setTokens(tokens: Tokens | undefined): void;
   /** Changes the school sent as `X-School-Id`. */
   setSchool(schoolId: number | undefined): void;
+  /** The latest D1 bookmark an answer carried (sent as `x-d1-bookmark` with every request). */
+  readonly bookmark: string | undefined;
 };
+
+const BOOKMARK = "x-d1-bookmark";
 
 /** Sign-in and refresh: no bearer token, and a 401 there is an answer, not a reason to refresh. */
 const isAuthPath = (schemaPath: string) => schemaPath.startsWith("/api/v1/auth/");
@@ -55,6 +65,7 @@ export function createSchoolClient(options: SchoolClientOptions): SchoolClient {
   });
   let tokens = options.tokens;
   let schoolId = options.schoolId;
+  let bookmark = options.bookmark;
   /** One refresh at a time: refresh tokens rotate, so a second refresh with the old one would fail. */
   let refreshing: Promise<Tokens | undefined> | undefined;
   /** A copy of each request that may be retried (the original's body is read when it is sent). */
@@ -106,7 +117,27 @@ export function createSchoolClient(options: SchoolClientOptions): SchoolClient {
       copies.delete(id);
     },
   };
-  client.use(auth);
+  /**
+   * Read-your-writes across requests: each request starts its database session where the latest
+   * answer left it. Answers may arrive out of order; a bookmark is kept only when it is newer
+   * (bookmarks are fixed-width hex, ordered as strings).
+   */
+  const bookmarks: Middleware = {
+    onRequest({ request }) {
+      if (bookmark && !request.headers.has(BOOKMARK)) request.headers.set(BOOKMARK, bookmark);
+      return request;
+    },
+    onResponse({ response }) {
+      const answered = response.headers.get(BOOKMARK);
+      if (answered && (!bookmark || answered > bookmark)) {
+        bookmark = answered;
+        options.onBookmark?.(answered);
+      }
+      return response;
+    },
+  };
+  // First: a request retried after a refresh (auth's copy) carries the bookmark, and its answer's is kept.
+  client.use(bookmarks, auth);
 
   return {
     ...client,
@@ -116,6 +147,9 @@ export function createSchoolClient(options: SchoolClientOptions): SchoolClient {
     setTokens,
     setSchool(next: number | undefined) {
       schoolId = next;
+    },
+    get bookmark() {
+      return bookmark;
     },
   };
 }

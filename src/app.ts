@@ -14,9 +14,10 @@ import { METHOD_NAME_ALL } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
 import { getPath } from "hono/utils/url";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
+import { bookmarkOf, openSession } from "./db/client";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
-import { ApiError, HEADER_COMPONENTS, problemResponse, UNAVAILABLE } from "./lib/errors";
+import { ApiError, D1_BOOKMARK_SCHEMA, HEADER_COMPONENTS, problemResponse, UNAVAILABLE } from "./lib/errors";
 import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
 import { m } from "./lib/message";
@@ -25,6 +26,7 @@ import type { Module } from "./lib/module";
 import { describeFields } from "./lib/openapi-fields";
 import { rateLimitHeaders } from "./lib/rate-limit";
 import { ACCEPT_LANGUAGE, guardOf, type Operation, SECURITY_SCHEMES, TAGS, takesIdempotencyKey } from "./lib/route";
+import { D1_BOOKMARK } from "./lib/route-headers";
 import { routeTable } from "./lib/route-table";
 import { type AppRouter, createRouter } from "./lib/router";
 import { s3Signer } from "./lib/s3";
@@ -46,6 +48,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Requests slower than this get an access-log line even when only problems are logged. */
 const SLOW_REQUEST_MS = 1000;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
+/** The D1 session's bookmark, asked with and answered (src/db/client.ts). */
+const BOOKMARK_HEADER = D1_BOOKMARK.name;
 /** Where Workers Static Assets serve Swagger UI's files (wrangler.toml [assets]). */
 export const DOCS_ASSETS = "/api/docs/assets";
 
@@ -125,7 +129,24 @@ export function createApp(options: AppOptions) {
           ? { ...deps, signer: s3Signer({ ...s3, endpoint: `${new URL(c.req.url).origin}${s3.endpoint}` }) }
           : deps,
       );
-      await next();
+      // Every query of the request runs in one D1 session (read replication): from the bookmark the
+      // client sent, so it reads at least what it wrote; else a read from any replica and anything
+      // else from the primary. A header that is not a bookmark is ignored (docs/errors.md). The
+      // answer, whatever it is, says where the session got to. libSQL has no sessions: no header.
+      const session = deps.db
+        ? openSession(
+            deps.db,
+            bookmarkOf(c.req.header(BOOKMARK_HEADER)) ??
+              (c.req.method === "GET" || c.req.method === "HEAD" ? "first-unconstrained" : "first-primary"),
+          )
+        : undefined;
+      if (!session) return next();
+      try {
+        await session.run(next);
+      } finally {
+        const bookmark = session.bookmark();
+        if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+      }
     });
     target.use(browserCors);
     target.use(
@@ -206,6 +227,8 @@ export function createApp(options: AppOptions) {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", SECURITY_SCHEMES.bearerAuth);
   app.openAPIRegistry.registerComponent("responses", UNAVAILABLE.name, UNAVAILABLE.response());
   app.openAPIRegistry.registerComponent("parameters", "AcceptLanguage", ACCEPT_LANGUAGE);
+  app.openAPIRegistry.registerComponent("parameters", "D1Bookmark", D1_BOOKMARK);
+  app.openAPIRegistry.registerComponent("schemas", D1_BOOKMARK_SCHEMA.name, D1_BOOKMARK_SCHEMA.schema);
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) {
     app.openAPIRegistry.registerComponent("headers", name, header);
   }

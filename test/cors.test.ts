@@ -57,6 +57,7 @@ describe("CORS with CORS_ORIGINS", () => {
         "if-match",
         "if-none-match",
         "accept-language",
+        "x-d1-bookmark",
       ]),
     );
     expect(res.headers.get("access-control-max-age")).toBe("7200");
@@ -64,7 +65,7 @@ describe("CORS with CORS_ORIGINS", () => {
     expect(res.headers.get("vary")).toContain("Origin");
   });
 
-  it("lets an allowed origin read answers, errors included, and every header a client acts on: ETag, an export's name, rate limits, retry-after, a replay's mark, the request id", async () => {
+  it("lets an allowed origin read answers, errors included, and every header a client acts on: ETag, an export's name, rate limits, retry-after, a replay's mark, the request id, the D1 bookmark", async () => {
     for (const origin of [ADMIN, "https://school.example.org"]) {
       const ok = await t.request("/api/health", { headers: { origin } });
       expect(ok.status).toBe(200);
@@ -77,6 +78,7 @@ describe("CORS with CORS_ORIGINS", () => {
         "ratelimit",
         "ratelimit-policy",
         "retry-after",
+        "x-d1-bookmark",
         "x-request-id",
       ]);
       expect(ok.headers.get("vary")).toContain("Origin");

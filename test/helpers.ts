@@ -206,20 +206,25 @@ export function countingTestApp() {
         };
       },
     });
-  const counted = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
-      if (prop === "batch") {
-        return (statements: D1PreparedStatement[]) => {
-          calls++;
-          return target.batch(statements);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const t = makeTestApp({ db: d1(counted) });
+  // The binding and each D1 session opened on it (every request runs in one) count alike.
+  const counting = <B extends D1Database | D1DatabaseSession>(binding: B): B =>
+    new Proxy(binding, {
+      get(target, prop) {
+        if (prop === "prepare") return (q: string) => countedStatement(target.prepare(q));
+        if (prop === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            calls++;
+            return target.batch(statements);
+          };
+        }
+        if (prop === "withSession" && "withSession" in target) {
+          return (start?: string) => counting(target.withSession(start));
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const t = makeTestApp({ db: d1(counting(env.DB)) });
   return {
     t,
     /** Runs `run` and answers its response and the D1 round trips it made. */
@@ -401,13 +406,20 @@ export function failingD1(
       raw: (options?: { columnNames?: boolean }) =>
         execute(sql, () => (options?.columnNames ? real.raw({ columnNames: true }) : real.raw())),
     }) as unknown as Wrapped;
-  const db = {
-    prepare: (sql: string) => wrap(binding.prepare(sql), sql),
+  // The binding and each D1 session opened on it (every request runs in one) fail alike.
+  const statements = (target: D1Database | D1DatabaseSession) => ({
+    prepare: (sql: string) => wrap(target.prepare(sql), sql),
     batch: (statements: Wrapped[]) =>
-      execute(statements.map((s) => s.sql).join(";\n"), () => binding.batch(statements.map((s) => s[REAL]))),
+      execute(statements.map((s) => s.sql).join(";\n"), () => target.batch(statements.map((s) => s[REAL]))),
+  });
+  const db = {
+    ...statements(binding),
     exec: (sql: string) => execute(sql, () => binding.exec(sql)),
     dump: () => binding.dump(),
-    withSession: (constraint?: string) => binding.withSession(constraint),
+    withSession: (constraint?: string) => {
+      const session = binding.withSession(constraint);
+      return { ...statements(session), getBookmark: () => session.getBookmark() };
+    },
   } as unknown as D1Database;
   return { db, attempts };
 }

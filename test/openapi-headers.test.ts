@@ -3,7 +3,8 @@
  * client (client/api.d.ts) types them: `Accept-Language` on every operation; `content-language` on
  * every problem and every file written in the request's language, with the file's
  * `content-disposition`; `idempotent-replayed` on the answers of every operation that takes
- * `Idempotency-Key`; `ETag` on every GET's JSON 200. Each declaration is checked against an answer
+ * `Idempotency-Key`; `ETag` on every GET's JSON 200; `x-d1-bookmark` taken by every operation and
+ * on every answer (optional: libSQL answers none). Each declaration is checked against an answer
  * the API really gives.
  */
 import { describe, expect, it } from "vitest";
@@ -71,6 +72,20 @@ describe("the headers the document declares", () => {
     ).toEqual([]);
   });
 
+  it("x-d1-bookmark taken by every operation, and optional on every answer of every operation, 304s and problems included", () => {
+    const without = operations
+      .filter(
+        ({ op }) => !(op.parameters ?? []).map(parameter).some((p) => p.in === "header" && p.name === "x-d1-bookmark"),
+      )
+      .map(({ op }) => op.operationId);
+    expect(without).toEqual([]);
+    expect(lacking("x-d1-bookmark", () => true)).toEqual([]);
+    const declared = operations.flatMap(({ op }) =>
+      Object.values(op.responses).map((a) => answer(a).headers?.["x-d1-bookmark"]),
+    );
+    expect(declared.filter((h) => h?.required !== false)).toEqual([]);
+  });
+
   it("as the API sends them: a problem's and an export's content-language and file name, a replay's mark", async () => {
     const token = await t.token(2, { 1: "all" });
     const es = { "accept-language": "es" };
@@ -89,7 +104,10 @@ describe("the headers the document declares", () => {
         headers: { "idempotency-key": "openapi-headers-1" },
         body: { token: "openapi-headers-token", platform: "ios" },
       });
-    expect((await post()).headers.get("idempotent-replayed")).toBeNull();
+    const first = await post();
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(first.headers.get("x-d1-bookmark")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
     expect((await post()).headers.get("idempotent-replayed")).toBe("true");
+    expect(missing.headers.get("x-d1-bookmark")).toMatch(/^[0-9a-f-]{59}$/);
   });
 });

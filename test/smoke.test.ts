@@ -118,4 +118,44 @@ describe("typed client", () => {
     expect(stale.saved).toEqual([undefined]);
     expect(stale.api.tokens).toBeUndefined();
   });
+
+  it("carries the D1 bookmark: each request sends the latest answer's, and the app is told to keep it", async () => {
+    const { session } = await signIn(DEMO.northAdmin.phone);
+    const sent: (string | null)[] = [];
+    const kept: string[] = [];
+    const api = createSchoolClient({
+      baseUrl: "http://localhost",
+      tokens: session,
+      schoolId: 1,
+      fetch: (request) => {
+        sent.push(request.headers.get("x-d1-bookmark"));
+        return Promise.resolve(t.app.request(request, undefined, env));
+      },
+      onBookmark: (bookmark) => kept.push(bookmark),
+    });
+    const created = await api.POST("/api/v1/documents", {
+      body: { name: "Client", slug: `1/documents/${crypto.randomUUID()}.pdf` },
+    });
+    expect(created.response.status).toBe(201);
+    const written = created.response.headers.get("x-d1-bookmark");
+    expect(written).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
+    expect(api.bookmark).toBe(written);
+    const read = await api.GET("/api/v1/documents/{id}", { params: { path: { id: created.data?.id ?? 0 } } });
+    expect(read.response.status).toBe(200);
+    expect(sent).toEqual([null, written]);
+    expect(kept).toEqual([written, api.bookmark]);
+    // A kept bookmark (an app restarted) is sent with the first request.
+    const restarted = createSchoolClient({
+      baseUrl: "http://localhost",
+      tokens: session,
+      schoolId: 1,
+      bookmark: api.bookmark,
+      fetch: (request) => {
+        sent.push(request.headers.get("x-d1-bookmark"));
+        return Promise.resolve(t.app.request(request, undefined, env));
+      },
+    });
+    await restarted.GET("/api/v1/user/me");
+    expect(sent.at(-1)).toBe(api.bookmark);
+  });
 });

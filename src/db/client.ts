@@ -5,6 +5,7 @@
  * Worker bundle carries no libSQL client (docs/performance.md). Both meet a database hiccup the
  * same way (src/db/transient.ts).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { type DrizzleD1Database, drizzle as drizzleD1 } from "drizzle-orm/d1";
 import { countD1Call } from "../lib/metrics";
 import { again, readsOnly } from "./transient";
@@ -17,14 +18,65 @@ import { again, readsOnly } from "./transient";
 export type Db = DrizzleD1Database<Record<string, never>>;
 
 const d1Cache = new WeakMap<D1Database, Db>();
+/** The binding behind each D1 handle `d1` made (a libSQL handle has none: it has no sessions). */
+const bindingOf = new WeakMap<Db, D1Database>();
 
 export function d1(binding: D1Database): Db {
   let db = d1Cache.get(binding);
   if (!db) {
     db = drizzleD1(counted(binding));
     d1Cache.set(binding, db);
+    bindingOf.set(db, binding);
   }
   return db;
+}
+
+/**
+ * Where a D1 session starts (D1's read replication, the Sessions API): the primary (what writes,
+ * and reads right after them), any replica (a read), or at least the state a bookmark names.
+ */
+export type SessionStart = "first-primary" | "first-unconstrained" | (string & {});
+/** A D1 bookmark, as D1 writes them: `00000000-00000041-00000000-` and 32 hex digits. */
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+/** A bookmark a client sent (`x-d1-bookmark`), if it has a bookmark's shape (else D1 would refuse the query). */
+export const bookmarkOf = (text: string | undefined | null): string | undefined =>
+  text && BOOKMARK.test(text) ? text : undefined;
+
+/** One unit of work's D1 session: every query of its handle inside `run` goes through it. */
+export interface DbSession {
+  run<T>(work: () => T): T;
+  /** The latest state the session has seen (after its queries), or null before it has seen one. */
+  bookmark(): string | null;
+}
+
+const sessions = new AsyncLocalStorage<{ binding: D1Database; session: D1DatabaseSession }>();
+
+/**
+ * Opens a D1 session of `db` starting at `start`; undefined for a store without sessions (libSQL).
+ * Opening costs no round trip: the first query carries the constraint. A unit of work that is
+ * already in a session of the same database keeps it (a module's app served through the main app's).
+ */
+export function openSession(db: Db, start: SessionStart): DbSession | undefined {
+  const binding = bindingOf.get(db);
+  if (!binding) return undefined;
+  const current = sessions.getStore();
+  if (current?.binding === binding) {
+    return { run: (work) => work(), bookmark: () => current.session.getBookmark() };
+  }
+  const state = { binding, session: binding.withSession(start) };
+  return { run: (work) => sessions.run(state, work), bookmark: () => state.session.getBookmark() };
+}
+
+/** Runs `work` in a session of `db` starting at `start` (jobs and queue consumers: `first-primary`). */
+export function inSession<T>(db: Db, start: SessionStart, work: () => T): T {
+  const session = openSession(db, start);
+  return session ? session.run(work) : work();
+}
+
+/** Where `binding`'s statements run now: the current unit of work's session of it, else the binding. */
+function targetOf(binding: D1Database): D1Database | D1DatabaseSession {
+  const current = sessions.getStore();
+  return current?.binding === binding ? current.session : binding;
 }
 
 /**
@@ -99,18 +151,19 @@ const counting =
  */
 function counted(binding: D1Database): D1Database {
   const wrapper = {
-    prepare: (query: string) => new CountedStatement(binding.prepare(query), query),
+    prepare: (query: string) => new CountedStatement(targetOf(binding).prepare(query), query),
     batch: async (statements: (CountedStatement | D1PreparedStatement)[]) => {
       countD1Call();
       const real = statements.map((s) => (s instanceof CountedStatement ? s.real : s));
+      const target = targetOf(binding);
       try {
-        return await binding.batch(real);
+        return await target.batch(real);
       } catch (err) {
         const read = statements.every((s) => s instanceof CountedStatement && readsOnly(s.query));
         return again(
           err,
           read,
-          counting(() => binding.batch(real)),
+          counting(() => target.batch(real)),
         );
       }
     },

@@ -4,6 +4,7 @@
  * queue. Consumers come from the module registry; dead-letter queues log and ack. A consumer that
  * meets the database briefly unavailable throws, and its message is retried like any failure.
  */
+import { inSession } from "../db/client";
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
@@ -40,7 +41,12 @@ export function queueOf(name: string, environment: string): string {
   return name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
 }
 
-export async function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
+/** Consumes a batch; its queries are one D1 session from the primary (consumers write). */
+export function handleQueue(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
+  return inSession(deps.db, "first-primary", () => consumeBatch(deps, batch));
+}
+
+async function consumeBatch(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   const queue = queueOf(batch.queue, deps.config.environment);
   if (queue.endsWith("-dlq")) {
     const record = deadLetterFor(queue);

@@ -3,6 +3,7 @@
  * run twice, late, or not at all for a while. Jobs come from the module registry; each run writes
  * its cron history row.
  */
+import { inSession } from "../db/client";
 import { cronHistory } from "../db/schema/jobs";
 import { eq } from "../db/sql";
 import { unavailable } from "../db/transient";
@@ -20,9 +21,14 @@ export function jobsFor(cron: string): Job[] {
  * Runs each job of `cron` and records the run. A job's failure is recorded with its reason (a
  * database hiccup as the hiccup, never the failed query); a run whose start could not be recorded
  * still runs (every job is a sweep, safe to run), and is recorded once it ends; if even that cannot
- * be written, the log has it. One job's failure never keeps the others from running.
+ * be written, the log has it. One job's failure never keeps the others from running. The run's
+ * queries are one D1 session from the primary (jobs write, then read what they wrote).
  */
-export async function runScheduled(deps: Deps, cron: string): Promise<void> {
+export function runScheduled(deps: Deps, cron: string): Promise<void> {
+  return inSession(deps.db, "first-primary", () => runJobs(deps, cron));
+}
+
+async function runJobs(deps: Deps, cron: string): Promise<void> {
   for (const job of jobsFor(cron)) {
     const startedAt = deps.clock.now().toISOString();
     let id: number | undefined;

@@ -148,6 +148,27 @@ export const HEADER_COMPONENTS = {
   },
 };
 
+/**
+ * The D1 session's bookmark (read replication: src/db/client.ts, src/app.ts). The schema is a
+ * component (src/app.ts registers it) that carries the description; the header is written out on
+ * every answer, not referenced: it is optional (none on libSQL, nor before any query when the
+ * request brought none), and a typed client takes a referenced header as required.
+ */
+export const D1_BOOKMARK_SCHEMA = {
+  name: "D1Bookmark",
+  schema: {
+    type: "string" as const,
+    pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$",
+    description:
+      "Where this request's D1 session got to (read replication): send it back as `x-d1-bookmark` to read at " +
+      "least this state on any replica. None from libSQL, nor from an answer that read nothing.",
+    example: "00000000-00000041-00000000-00000000000000000000000000000000",
+  },
+} as const;
+export const D1_BOOKMARK_HEADER = {
+  "x-d1-bookmark": { required: false, schema: { $ref: `#/components/schemas/${D1_BOOKMARK_SCHEMA.name}` } },
+};
+
 /** A reference to a header of `HEADER_COMPONENTS`. */
 export const headerRef = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -289,6 +310,7 @@ function errorResponse(s: ProblemStatus, cases?: readonly ProblemCase[], instanc
     headers: {
       ...CONTENT_LANGUAGE,
       ...(s === 429 ? RETRY_AFTER : s === 503 ? RETRY_AFTER_UNAVAILABLE : {}),
+      ...D1_BOOKMARK_HEADER,
     },
     content: { "application/problem+json": { schema: ProblemSchema, ...media } },
   };

@@ -96,6 +96,21 @@ export const ACCEPT_LANGUAGE = {
 };
 
 /**
+ * The D1 bookmark a client last got (src/app.ts): the request's D1 session starts from it, so the
+ * client reads what it wrote. Declared once among the document's components (src/app.ts registers
+ * it) and referenced by every operation. No example (filled from what the client holds).
+ */
+export const D1_BOOKMARK = {
+  name: "x-d1-bookmark",
+  in: "header" as const,
+  required: false,
+  description:
+    "The latest `x-d1-bookmark` this client got: the request reads at least that state (read replication). " +
+    "Without it a GET reads from any replica, other methods from the primary. A malformed one is ignored.",
+  schema: { type: "string" as const, maxLength: 100 },
+};
+
+/**
  * A kept answer given again (src/middleware/idempotency.ts). Written out on each answer, not
  * referenced: it is optional, and a typed client takes a referenced header as required.
  */

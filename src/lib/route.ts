@@ -19,7 +19,14 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Access, accessName, type Scope } from "./access";
 import type { AppModuleKey } from "./app-modules";
 import { type AppEnv, ctxOf, type MemberCtx, type PublicCtx, type UserCtx } from "./context";
-import { errorResponses, isProblemStatus, type ProblemCase, type ProblemStatus, say } from "./errors";
+import {
+  D1_BOOKMARK_HEADER,
+  errorResponses,
+  isProblemStatus,
+  type ProblemCase,
+  type ProblemStatus,
+  say,
+} from "./errors";
 import { answerTagged, jsonBytes } from "./etag";
 import { type IfMatch, IfMatchHeaders, unchangedSince } from "./if-match";
 import { Message, m } from "./message";
@@ -232,6 +239,7 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
       ...(idempotent ? [IDEMPOTENCY_HEADER] : []),
       ...(cacheable ? [IF_NONE_MATCH_HEADER] : []),
       { $ref: "#/components/parameters/AcceptLanguage" },
+      { $ref: "#/components/parameters/D1Bookmark" },
     ],
     responses: answerHeaders(
       {
@@ -267,8 +275,8 @@ export function defineRoute<const R extends RouteInput>(config: R & RouteMeta) {
  * The headers an operation's answers carry beyond their own, declared so a typed client types them:
  * a file's name and language; on a route that takes `Idempotency-Key`, `idempotent-replayed` on
  * every answer that may be a kept one (all but those refused before the key is claimed: no or bad
- * credentials, no permission, a body too large or not JSON, a rate limit). A problem's
- * `content-language` comes with it (src/lib/errors.ts).
+ * credentials, no permission, a body too large or not JSON, a rate limit); the D1 bookmark on every
+ * answer. A problem's `content-language` comes with it (src/lib/errors.ts).
  */
 function answerHeaders(responses: NonNullable<RouteConfig["responses"]>, idempotent: boolean) {
   const beforeTheKey = new Set(["401", "403", "413", "415", "429"]);
@@ -277,8 +285,8 @@ function answerHeaders(responses: NonNullable<RouteConfig["responses"]>, idempot
       if ("$ref" in answer) return [status, answer];
       const file = Object.keys(answer.content ?? {}).some((type) => LOCALISED_FILES.has(type)) && status < "300";
       const replay = idempotent && status < "500" && !beforeTheKey.has(status);
-      if (!file && !replay) return [status, answer];
-      const headers = { ...(file ? FILE_HEADERS : {}), ...(replay ? REPLAYED_HEADER : {}), ...answer.headers };
+      const headers = { ...(file ? FILE_HEADERS : {}), ...(replay ? REPLAYED_HEADER : {}) };
+      Object.assign(headers, D1_BOOKMARK_HEADER, answer.headers);
       return [status, { ...answer, headers }];
     }),
   );

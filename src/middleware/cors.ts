@@ -15,7 +15,7 @@ export const CORS_POLICY = {
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
   /**
    * Every request header the API reads: a dashboard's preflight must allow each it sends (conditional
-   * reads and writes, retries, the language, the school).
+   * reads and writes, retries, the language, the school, the D1 bookmark it last got).
    */
   allowHeaders: [
     "authorization",
@@ -26,11 +26,12 @@ export const CORS_POLICY = {
     "if-match",
     "if-none-match",
     "accept-language",
+    "x-d1-bookmark",
   ],
   /**
    * Every response header a client acts on beyond the CORS-safelisted ones: the ETag it sends back as
    * If-Match or If-None-Match, an export's file name, rate limits and when to retry, a replay's mark,
-   * the request id to quote to support, the language of the texts.
+   * the request id to quote to support, the language of the texts, the D1 bookmark to send next.
    */
   exposeHeaders: [
     "etag",
@@ -41,6 +42,7 @@ export const CORS_POLICY = {
     "retry-after",
     "idempotent-replayed",
     "x-request-id",
+    "x-d1-bookmark",
   ],
   /** Seconds a browser may reuse a preflight (Chromium caps it at 7200). */
   maxAge: 7200,

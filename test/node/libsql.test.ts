@@ -166,6 +166,23 @@ describe("the app on libSQL", () => {
     expect((await request(`/api/v1/permission/${id}`, { method: "DELETE", token })).status).toBe(404);
   });
 
+  it("has no D1 sessions: answers carry no x-d1-bookmark, and one sent changes nothing", async () => {
+    const { accessToken: token } = await signIn("+15550000001");
+    const bookmark = "00000000-00000041-00000000-00000000000000000000000000000000";
+    const headers = { authorization: `Bearer ${token}`, "x-d1-bookmark": bookmark, "content-type": "application/json" };
+    const created = await app.request(
+      "http://localhost/api/v1/permission",
+      { method: "POST", headers, body: JSON.stringify({ name: "bookmark.none" }) },
+      {} as Env,
+    );
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-d1-bookmark")).toBeNull();
+    const { id } = (await created.json()) as { id: number };
+    const read = await app.request(`http://localhost/api/v1/permission/${id}`, { headers }, {} as Env);
+    expect(read.status).toBe(200);
+    expect(read.headers.get("x-d1-bookmark")).toBeNull();
+  });
+
   it("rotates refresh tokens and detects reuse", async () => {
     const first = await signIn("+15550000003");
     const res = await request("/api/v1/auth/refresh-token", {
