@@ -440,3 +440,37 @@ export function recordingBulkQueue() {
   };
   return { sent, queue };
 }
+
+export type Recorded = { sql: string; args: unknown[] };
+
+/** A D1 binding that records each statement it prepares, with its bound values. */
+export function recordingD1<T extends D1Database | D1DatabaseSession>(real: T, log: Recorded[]): T {
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === "prepare") {
+        return (sql: string) => {
+          const entry: Recorded = { sql, args: [] };
+          log.push(entry);
+          const statement = target.prepare(sql);
+          return new Proxy(statement, {
+            get(s, p) {
+              if (p === "bind") {
+                return (...args: unknown[]) => {
+                  entry.args = args;
+                  return s.bind(...args);
+                };
+              }
+              const value = Reflect.get(s, p, s);
+              return typeof value === "function" ? value.bind(s) : value;
+            },
+          });
+        };
+      }
+      // Requests run their queries in a D1 session (the Sessions API): record those too.
+      if (prop === "withSession" && "withSession" in target)
+        return (start?: string) => recordingD1(target.withSession(start), log);
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
