@@ -130,6 +130,30 @@ describe("the run", () => {
     expect((await problem(await board(stranger.studentId, "boarded", 999_999))).status).toBe(422);
   });
 
+  it("refuses a boarding or a position timed before the run started or ahead of the server's clock (422), nothing recorded", async () => {
+    const { t, ana, first, call, board } = await setUp();
+    await call("", "POST");
+    t.clock.advance(10 * 60);
+    const dayBefore = new Date(t.clock.now().getTime() - 26 * 3600_000).toISOString();
+    const ahead = new Date(t.clock.now().getTime() + 60 * 60_000).toISOString();
+    for (const at of [dayBefore, ahead]) {
+      const refused = await problem(await board(ana, "boarded", first, { at }));
+      expect(refused.status).toBe(422);
+      expect(refused.detail).toContain(at);
+      const position = await call("/position", "POST", { lat: 19.4, lon: -99.1, at });
+      expect((await problem(position)).status).toBe(422);
+      t.clock.advance(6);
+    }
+    expect(await t.db.select().from(routeRunEvents).where(eq(routeRunEvents.studentId, ana))).toHaveLength(0);
+    // A phone's clock a minute off, or an event sent late from a phone that was offline, is taken.
+    const late = new Date(t.clock.now().getTime() - 5 * 60_000).toISOString();
+    expect((await board(ana, "boarded", first, { at: late })).status).toBe(201);
+    const skewed = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    expect((await call("/position", "POST", { lat: 19.4, lon: -99.1, at: skewed })).status).toBe(201);
+    // The file's tests share the store: the sweep's tests count every position left.
+    await t.db.delete(routeRunPositions);
+  });
+
   it("takes one position every 5 s (429 beyond, RateLimit headers)", async () => {
     const { t, call } = await setUp();
     await call("", "POST");

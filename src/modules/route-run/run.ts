@@ -46,6 +46,23 @@ const keepsPositions = (ctx: SchoolCtx, date: string) => {
   return sql<boolean>`COALESCE((${year}), 1)`.mapWith(Boolean);
 };
 
+/** How far a phone's clock may be off: an event timed this much before the run or ahead of now is refused. */
+const CLOCK_SLACK_MS = 5 * 60_000;
+
+/**
+ * A boarding's or a position's `at`, by the driver's phone: not before the run started (an event
+ * sent late from a phone that was offline is fine) and not ahead of the school's clock, each within
+ * five minutes of slack; else a 422 naming the bounds (a wrong clock would skew the delay and the
+ * families' times).
+ */
+function checkAt(at: string, startedAt: string | null, now: Date) {
+  const when = Date.parse(at);
+  if (startedAt !== null && when < Date.parse(startedAt) - CLOCK_SLACK_MS)
+    throw unprocessable(m`${at} is before this run started (${startedAt}): check the phone's clock`);
+  if (when > now.getTime() + CLOCK_SLACK_MS)
+    throw unprocessable(m`${at} is ahead of the school's clock (${now.toISOString()}): check the phone's clock`);
+}
+
 /** A position at most every this many seconds per route (429 beyond). */
 export const POSITION_EVERY_SECONDS = 5;
 
@@ -244,7 +261,7 @@ export const recordRouteRunBoarding = operation(
     const batch = new Batch(ctx);
     const routeRead = batch.read(routeQuery(ctx, params.id));
     const runRead = batch.read(
-      RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status }).where(
+      RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status, startedAt: routeRuns.startedAt }).where(
         eq(routeRuns.routeId, params.id),
         eq(routeRuns.date, date),
       ),
@@ -270,6 +287,7 @@ export const recordRouteRunBoarding = operation(
     if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
     const [before] = results.get(eventRead);
     if (before) return before;
+    checkAt(body.at, run.startedAt, ctx.deps.clock.now());
     const [student] = results.get(nameRead);
     if (!student) throw notFound(m`Student ${body.studentId} not found`);
 
@@ -381,6 +399,7 @@ export const recordRouteRunPosition = operation(
       RouteRuns.select(ctx, {
         id: routeRuns.id,
         approachCheckedAt: routeRuns.approachCheckedAt,
+        startedAt: routeRuns.startedAt,
         keep: keepsPositions(ctx, date),
       }).where(eq(routeRuns.routeId, params.id), eq(routeRuns.date, date), eq(routeRuns.status, "running")),
     );
@@ -394,6 +413,7 @@ export const recordRouteRunPosition = operation(
     }
     const [run] = found.get(runRead);
     if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    checkAt(body.at, run.startedAt, now);
     const speed = body.speed ?? null;
     const at = now.toISOString();
     // The run's last position is bookkeeping (no audit row per position); the position row is the
