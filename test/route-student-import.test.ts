@@ -16,7 +16,7 @@ import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { consumeBulkProcess } from "../src/modules/bulk-process/consumer";
 import { parseWeekdays } from "../src/modules/route-student/api";
 import { auditShapeProblems } from "./audit-shape";
-import { schoolDate } from "./fixtures/modules/exit-permission";
+import { confirmedAbsence, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRider, makeRoute } from "./fixtures/modules/route-student";
 import { DEMO, makeTestApp } from "./helpers";
 
@@ -277,23 +277,7 @@ describe("an import that puts a child on a bus home moves their confirmed day ch
     const route = await makeRoute(t, NORTH);
     const child = await makeRider(t, NORTH, { level: "elementary" });
     const date = schoolDate(t);
-    const asked = await t.request("/api/v1/exit-permission/absence", {
-      method: "POST",
-      token: await admin(),
-      school: NORTH,
-      body: { studentId: child.id, date },
-    });
-    expect(asked.status, await asked.clone().text()).toBe(201);
-    const { id, status } = (await asked.json()) as { id: number; status: string };
-    if (status !== "confirmed") {
-      const confirmed = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
-        method: "PATCH",
-        token: await admin(),
-        school: NORTH,
-        body: { status: "confirmed" },
-      });
-      expect(confirmed.status, await confirmed.clone().text()).toBe(200);
-    }
+    await confirmedAbsence(t, NORTH, await admin(), child.id, date);
     const row = [route.name, route.stops[0]?.name ?? "", child.idNumber, "Mon-Fri"];
     const done = await runImport(await xlsx([row]), true);
     expect(done.errors).toEqual([]);

@@ -20,7 +20,7 @@ import { grantsOf } from "../src/modules";
 import { emitWebhookEvent } from "../src/modules/webhook/api";
 import { MAX_ATTEMPTS, PAUSE_AFTER, RETRY_SCHEDULE } from "../src/modules/webhook/queue";
 import { refusedDestination, refusedUrl } from "../src/modules/webhook/url";
-import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
+import { confirmedAbsence, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 import type { PushQueue } from "./push-queue";
 
@@ -491,21 +491,7 @@ describe("events the school emits", () => {
     const hook = await create(t, r.url, ["exit-permission.confirmed", "exit-permission.withdrawn"]);
     await configure(t, r.name, [hook.secret]);
     const family = await makeFamily(t, NORTH);
-    const asked = await t.request("/api/v1/exit-permission/absence", {
-      method: "POST",
-      token: await admin(t),
-      body: { studentId: family.studentId, date: schoolDate(t), reason: "Doctor" },
-    });
-    expect(asked.status, await asked.clone().text()).toBe(201);
-    const { id, status } = (await asked.json()) as { id: number; status: string };
-    if (status !== "confirmed") {
-      const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
-        method: "PATCH",
-        token: await admin(t),
-        body: { status: "confirmed" },
-      });
-      expect(confirm.status).toBe(200);
-    }
+    const id = await confirmedAbsence(t, NORTH, await admin(t), family.studentId, schoolDate(t));
     const withdraw = await t.request(`/api/v1/exit-permission/${id}`, { method: "DELETE", token: await admin(t) });
     expect(withdraw.status).toBe(204);
     await deliverAll(t);
@@ -610,7 +596,7 @@ describe("events the school emits", () => {
     const family = await makeFamily(t, NORTH);
     const date = schoolDate(t);
     // The office's absence of that day, confirmed.
-    const absence = await confirmedAbsence(t, family.studentId, date);
+    const absence = await confirmedAbsence(t, NORTH, await admin(t), family.studentId, date);
     // The family's pickup of that weekday, confirmed as a pattern: its day replaces the absence.
     const fixed = await fixedPickup(t, family, date, date);
     const decided = await t.request(`/api/v1/exit-permission/fixed/auto-pickup/${fixed}/confirm`, {
@@ -675,26 +661,6 @@ describe("events the school emits", () => {
     expect(got).toHaveLength(all.length + cancelled.length);
   });
 });
-
-/** A confirmed absence of `studentId` on `date`, asked by the office: its id. */
-async function confirmedAbsence(t: TestApp, studentId: number, date: string) {
-  const asked = await t.request("/api/v1/exit-permission/absence", {
-    method: "POST",
-    token: await admin(t),
-    body: { studentId, date, reason: "Doctor" },
-  });
-  expect(asked.status, await asked.clone().text()).toBe(201);
-  const { id, status } = (await asked.json()) as { id: number; status: string };
-  if (status !== "confirmed") {
-    const confirm = await t.request(`/api/v1/exit-permission/${id}/confirm`, {
-      method: "PATCH",
-      token: await admin(t),
-      body: { status: "confirmed" },
-    });
-    expect(confirm.status).toBe(200);
-  }
-  return id;
-}
 
 /** The family's fixed pickup on `from`'s weekday from `from` to `until`, asked by the parent: its id. */
 async function fixedPickup(t: TestApp, family: { userId: number; studentId: number }, from: string, until: string) {
