@@ -32,8 +32,11 @@ export type FactChange =
   | { fact: "students"; studentIds: readonly number[] }
   /** A student moved to another level (or to none): AFTER. */
   | { fact: "level"; studentId: number; level: Level | null }
-  /** A route's seats on a date set to `seats` (null: the vehicle's): AFTER. The latest confirmed lose theirs first. */
-  | { fact: "seats"; routeId: number; date: string; seats: number | null }
+  /**
+   * A route's seats on some dates set to `seats` (null: the vehicle's; a day's own, or the route moved
+   * to another vehicle): AFTER. The latest confirmed lose theirs first.
+   */
+  | { fact: "seats"; routeId: number; dates: readonly string[]; seats: number | null }
   /** A route's weekdays, levels or direction changed (the values it now has): AFTER. */
   | {
       fact: "route";

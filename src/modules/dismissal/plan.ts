@@ -38,6 +38,7 @@ import {
   destinationOf,
   studentDays,
   type Targets,
+  usualRouteOf,
   type Way,
   withTargets,
   withUsualStop,
@@ -352,16 +353,7 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
                 relationship: g.relationship,
               }))
           : [];
-    const usual =
-      r.usualRouteId === null
-        ? null
-        : {
-            id: r.usualRouteId,
-            name: r.usualRouteName ?? "",
-            stopId: r.usualStopId,
-            stopName: r.usualStopName,
-            stopTime: r.usualStopTime,
-          };
+    const usual = usualRouteOf(r);
     const route = r.way === "route" ? usual : r.way === "route_change" ? destinationOf(targets).route : null;
     const arrival = arrivalOf.get(r.studentId) ?? null;
     const release = releaseOf.get(r.studentId);

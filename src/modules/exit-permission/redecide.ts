@@ -280,57 +280,64 @@ const planStudents: Planner<"students"> = async (ctx, { studentIds }) => {
  * its seat). The route's own riders and the school's manual joins are the route-availability
  * module's to keep within the seats (it refuses seats below them).
  */
-const planSeats: Planner<"seats"> = async (ctx, { routeId, date, seats }) => {
+const planSeats: Planner<"seats"> = async (ctx, { routeId, dates, seats }) => {
   const why = m`A route has fewer seats that day`;
-  const day = sql`(${RouteAvailabilities.pick(ctx, routeAvailabilities.id, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))})`;
   const joins = RouteAvailabilityStudents.alias("redecided_join");
   const j = joins.table;
   const held = ExitPermissions.alias("redecided_held");
   const h = held.table;
   const vehicleSeats = sql`(${Transports.pick(ctx, transports.seats, eq(transports.id, routes.transportId))})`;
+  const dayOf = (date: string) =>
+    sql`(${RouteAvailabilities.pick(ctx, routeAvailabilities.id, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))})`;
+  // One read for every date: the route's seats, riders and joins taken that day, and who holds the joins.
   const batch = new Batch(ctx);
   const school = schoolToday(ctx, batch);
-  const route = batch.read(
-    Routes.select(ctx, {
-      name: routes.name,
-      vehicleSeats: sql<number>`${vehicleSeats}`,
-      riders: baseRiders(ctx, routeId, date),
-      taken: sql<number>`coalesce((${RouteAvailabilities.pick(ctx, routeAvailabilities.taken, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))}), 0)`,
-    })
-      .where(eq(routes.id, routeId))
-      .limit(1),
-  );
-  const holders = batch.read(
-    candidates(
-      ctx,
-      date,
-      and(
-        eq(E.date, date),
-        sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)})`,
-      ) ?? sql`0`,
-    ).orderBy(desc(E.decidedAt), desc(E.id)),
-  );
+  const reads = dates.map((date) => ({
+    date,
+    route: batch.read(
+      Routes.select(ctx, {
+        name: routes.name,
+        vehicleSeats: sql<number>`${vehicleSeats}`,
+        riders: baseRiders(ctx, routeId, date),
+        taken: sql<number>`coalesce((${RouteAvailabilities.pick(ctx, routeAvailabilities.taken, eq(routeAvailabilities.routeId, routeId), eq(routeAvailabilities.date, date))}), 0)`,
+      })
+        .where(eq(routes.id, routeId))
+        .limit(1),
+    ),
+    holders: batch.read(
+      candidates(
+        ctx,
+        date,
+        and(
+          eq(E.date, date),
+          sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${dayOf(date)} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)})`,
+        ) ?? sql`0`,
+      ).orderBy(desc(E.decidedAt), desc(E.id)),
+    ),
+  }));
   const read = await batch.commit();
   const today = dateIn(read.get(school)[0]?.timeZone ?? "UTC", ctx.deps.clock.now());
-  const [r] = read.get(route);
-  if (!r || date < today) return { statements: [], withdrawn: [], why };
-  const offered = seats ?? r.vehicleSeats;
-  const over = r.riders + r.taken - offered;
-  if (over <= 0) return { statements: [], withdrawn: [], why };
-  const withdrawn = read.get(holders).slice(0, over);
-  // In SQL, from the day as the batch leaves it: the latest confirmed joins beyond the seats.
-  const ofDay = (column: typeof routeAvailabilities.taken | typeof routeAvailabilities.seats) =>
-    sql`(${RouteAvailabilities.pick(ctx, column, eq(routeAvailabilities.id, day))})`;
-  const excess = sql`max(0, ${baseRiders(ctx, routeId, date)} + coalesce(${ofDay(routeAvailabilities.taken)}, 0) - coalesce(${ofDay(routeAvailabilities.seats)}, ${offered}))`;
-  const latest = sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} ${held.joinOn(ctx, sql`${h.id} = ${j.exitPermissionId}`)} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)} ORDER BY ${h.decidedAt} DESC, ${h.id} DESC LIMIT ${excess})`;
-  const scope = and(eq(E.date, date), eq(E.routeId, routeId)) ?? sql`0`;
-  const broken = [
-    {
-      when: latest,
-      failure: failureJson("no-seat", { route: r.name, routeId, date, seats: offered }),
-    },
-  ];
-  return { statements: withdrawal(ctx, today, scope, broken, why), withdrawn, why };
+  const plan: Plan = { statements: [], withdrawn: [], why };
+  for (const { date, route, holders } of reads) {
+    const [r] = read.get(route);
+    if (!r || date < today) continue;
+    const offered = seats ?? r.vehicleSeats;
+    const over = r.riders + r.taken - offered;
+    if (over <= 0) continue;
+    plan.withdrawn.push(...read.get(holders).slice(0, over));
+    // In SQL, from the day as the batch leaves it: the latest confirmed joins beyond the seats.
+    const day = dayOf(date);
+    const ofDay = (column: typeof routeAvailabilities.taken | typeof routeAvailabilities.seats) =>
+      sql`(${RouteAvailabilities.pick(ctx, column, eq(routeAvailabilities.id, day))})`;
+    const excess = sql`max(0, ${baseRiders(ctx, routeId, date)} + coalesce(${ofDay(routeAvailabilities.taken)}, 0) - coalesce(${ofDay(routeAvailabilities.seats)}, ${offered}))`;
+    const latest = sql`${E.id} IN (SELECT ${j.exitPermissionId} FROM ${joins.from} ${held.joinOn(ctx, sql`${h.id} = ${j.exitPermissionId}`)} WHERE ${joins.where(ctx, sql`${j.routeAvailabilityId} = ${day} AND ${j.kind} = 'join' AND ${j.confirmed} = 1`)} ORDER BY ${h.decidedAt} DESC, ${h.id} DESC LIMIT ${excess})`;
+    const scope = and(eq(E.date, date), eq(E.routeId, routeId)) ?? sql`0`;
+    const broken = [
+      { when: latest, failure: failureJson("no-seat", { route: r.name, routeId, date, seats: offered }) },
+    ];
+    plan.statements.push(...withdrawal(ctx, today, scope, broken, why));
+  }
+  return plan;
 };
 
 /**

@@ -240,7 +240,7 @@ export async function updateRouteAvailability(ctx: SchoolCtx, { params, body }: 
         ];
   const redecided =
     seats !== null && seats < day.riders
-      ? await factChanged(ctx, { fact: "seats", routeId: row.routeId, date: row.date, seats })
+      ? await factChanged(ctx, { fact: "seats", routeId: row.routeId, dates: [row.date], seats })
       : undefined;
   await availability.change(ctx, params.id, {
     action: "update",

@@ -480,15 +480,15 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
     : undefined;
   // A vehicle with fewer seats: on each day with joins, those beyond its seats go, latest confirmed first.
   const seats = read.vehicle?.seats ?? null;
-  const reseated = await Promise.all(
-    read.joinDays.map((date) => factChanged(ctx, { fact: "seats", routeId: id, date, seats })),
-  );
+  const reseated = read.joinDays.length
+    ? await factChanged(ctx, { fact: "seats", routeId: id, dates: read.joinDays, seats })
+    : undefined;
   const batch = new Batch(ctx)
     .add(...routeResource.writes.update(ctx, id, set))
     .add(...(body.stops ? replaceStops(ctx, id, body.stops) : []))
     .add(...(want.transportId === undefined ? [] : stillActive(ctx, want.transportId)))
     .add(...(redecided?.statements ?? []))
-    .add(...reseated.flatMap((r) => r.statements));
+    .add(...(reseated?.statements ?? []));
   await routeResource.commit(ctx, id, batch, {
     messages: {
       ...routeResource.messages,
@@ -496,7 +496,7 @@ export async function updateRoute(ctx: SchoolCtx, { params, body }: InputOf<type
     },
   });
   await redecided?.dispatch();
-  await Promise.all(reseated.map((r) => r.dispatch()));
+  await reseated?.dispatch();
 }
 
 export const updateRouteOperation = operation(updated.route, updateRoute);

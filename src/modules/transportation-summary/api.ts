@@ -12,6 +12,7 @@ export {
   permissionDetail,
   studentDays,
   type Targets,
+  usualRouteOf,
   WAYS,
   type Way,
   wayOf,

@@ -37,6 +37,7 @@ import {
   permissionDetail,
   studentDays,
   type Targets,
+  usualRouteOf,
   WAYS,
   type Way,
   wayOf,
@@ -240,16 +241,7 @@ export async function getTransportationSummary(ctx: SchoolCtx, { query }: InputO
   }
   const total = query.way === undefined ? WAYS.reduce((n, w) => n + counts[w], 0) : counts[query.way];
   const data = results.get(page).map((r) => {
-    const usual =
-      r.usualRouteId === null
-        ? null
-        : {
-            id: r.usualRouteId,
-            name: r.usualRouteName ?? "",
-            stopId: r.usualStopId,
-            stopName: r.usualStopName,
-            stopTime: r.usualStopTime,
-          };
+    const usual = usualRouteOf(r);
     const permission = permissionOf(r);
     const route = r.way === "route" && usual ? usual : r.way === "route_change" ? (permission?.route ?? null) : null;
     return {

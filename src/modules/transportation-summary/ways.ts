@@ -114,6 +114,24 @@ export function dayDetail(ctx: SchoolCtx, date: string) {
   };
 }
 
+/** The usual home route and stop of a `dayDetail` row, or null when the student rides none that day. */
+export function usualRouteOf(r: {
+  usualRouteId: number | null;
+  usualRouteName: string | null;
+  usualStopId: number | null;
+  usualStopName: string | null;
+  usualStopTime: string | null;
+}) {
+  if (r.usualRouteId === null) return null;
+  return {
+    id: r.usualRouteId,
+    name: r.usualRouteName ?? "",
+    stopId: r.usualStopId,
+    stopName: r.usualStopName,
+    stopTime: r.usualStopTime,
+  };
+}
+
 /** A permission's fields and its targets' names (over `exit_permission` joined by `withTargets`). */
 export function permissionDetail() {
   return {
