@@ -24,14 +24,14 @@
  * is the deployed database (`--env` as deploy's: the top-level environment).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { fold } from "../src/lib/fold";
-import { normalizePhone } from "../src/lib/phone";
+import { normalizePhone, PhoneMetadata, setPhoneMetadata } from "../src/lib/phone";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
@@ -39,6 +39,13 @@ const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.j
 const SCHOOL_ADMIN_ROLE = 2;
 
 class InputError extends Error {}
+
+// The Worker reads libphonenumber-js's metadata from its static assets; this script from the package.
+setPhoneMetadata(
+  PhoneMetadata.parse(
+    JSON.parse(readFileSync(createRequire(import.meta.url).resolve("libphonenumber-js/metadata.min.json"), "utf8")),
+  ),
+);
 
 const USAGE = `Usage: npm run admin -- create-school --name NAME --time-zone ZONE --admin-phone E164
          --admin-first-name FIRST --admin-last-name LAST

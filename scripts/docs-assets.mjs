@@ -9,6 +9,8 @@
 //   public/api/docs/assets/<version>/swagger-ui-dist/{swagger-ui-bundle.js,swagger-ui.css,...}
 //   public/fonts/{NotoSans-Regular.ttf,NotoSans-Bold.ttf,...,OFL.txt}
 //   public/board.html (web/board.html: the office's live dismissal board, served at /board)
+//   public/data/{messages.es.json,phone-metadata.min.json} (read once per isolate: src/lib/isolate-data.ts)
+//   public/data/unicode-properties.trie (read with an isolate's first PDF: src/lib/pdf-lib/binary-trie.ts)
 //
 // src/app.ts points the page there (`baseUrl` of @hono/swagger-ui, with the same version);
 // src/lib/pdf-fonts.ts names the fonts, which the Worker reads through its ASSETS binding.
@@ -88,6 +90,15 @@ const names = new Set(wanted.map(([, name]) => name));
 for (const other of readdirSync(fonts)) if (!names.has(other)) rmSync(join(fonts, other), { force: true });
 for (const [from, name] of wanted) copy(from, join(fonts, name));
 
+// Data the Worker reads once per isolate instead of bundling it (src/lib/isolate-data.ts names
+// them): the Spanish catalogue of messages and libphonenumber-js's "min" metadata.
+const data = join(directory, "data");
+mkdirSync(data, { recursive: true });
+copy(join(root, "src/lib/messages/es.json"), join(data, "messages.es.json"));
+copy(join(packageDir("libphonenumber-js"), "metadata.min.json"), join(data, "phone-metadata.min.json"));
+// And the Unicode data of fontkit's shapers, read with an isolate's first PDF (src/lib/pdf-lib/binary-trie.ts).
+copy(join(packageDir("unicode-properties"), "data.trie"), join(data, "unicode-properties.trie"));
+
 // The office's live dismissal board, /board (web/board.html as written: no build step).
 copy(join(root, "web/board.html"), join(directory, "board.html"));
 
@@ -97,5 +108,5 @@ const headersFile = join(directory, "_headers");
 if (!existsSync(headersFile) || readFileSync(headersFile, "utf8") !== headers) writeFileSync(headersFile, headers);
 if (copied)
   console.error(
-    `static assets: swagger-ui-dist ${version}, the PDF fonts and the board page, ${copied} file(s) copied to public/`,
+    `static assets: swagger-ui-dist ${version}, the PDF fonts, the board page and the isolate's data, ${copied} file(s) copied to public/`,
   );

@@ -18,6 +18,7 @@ import { bookmarkOf, openSession } from "./db/client";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./lib/context";
 import { ApiError, D1_BOOKMARK_SCHEMA, HEADER_COMPONENTS, problemResponse, UNAVAILABLE } from "./lib/errors";
+import { loadIsolateData } from "./lib/isolate-data";
 import { fromAcceptLanguage } from "./lib/language";
 import { log } from "./lib/log";
 import { m } from "./lib/message";
@@ -118,6 +119,9 @@ export function createApp(options: AppOptions) {
     });
     target.use(async function dependencies(c, next) {
       const deps = await options.deps(c.env);
+      // The Spanish catalogue and the phone metadata, read once per isolate (src/lib/isolate-data.ts).
+      // (The OpenAPI script's app and the bundle test's have no assets: they serve the document alone.)
+      if (deps.assets) await loadIsolateData(deps.assets);
       // Development's S3 endpoint may be a path of the dev server: URLs are signed for the origin
       // this request reached (the port `wrangler dev` listens on), which also serves them.
       // (The OpenAPI script builds the app with a configuration of the access log alone: no s3; a

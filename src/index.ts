@@ -10,6 +10,7 @@ import { type Clock, type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
 import { dohResolver } from "./lib/dns";
+import { loadIsolateData } from "./lib/isolate-data";
 import { pushFromConfig } from "./lib/push";
 import { s3Signer } from "./lib/s3";
 import { smsFromConfig } from "./lib/sms";
@@ -58,6 +59,8 @@ function depsFactory(openLibsql: OpenLibsql) {
     let deps = depsCache.get(env);
     if (!deps) {
       deps = (async () => {
+        // The catalogue and phone metadata first: a job renders messages and reads phone numbers too.
+        await loadIsolateData(env.ASSETS);
         const config = loadConfig(env);
         const db: Db = config.libsql
           ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)

@@ -8,8 +8,14 @@
 import { env } from "cloudflare:test";
 import { afterAll, expect, vi } from "vitest";
 import { demoSeedFor } from "../src/db/demo-today";
+import { loadIsolateData } from "../src/lib/isolate-data";
+import { loadPdfData } from "../src/lib/pdf-lib/binary-trie";
 import { freshStorage } from "./fresh-storage";
 
+// The Spanish catalogue and the phone metadata, from the static assets as the Worker reads them
+// (tests that call a verb or a consumer directly come before any request's middleware would), and
+// the PDF writer's Unicode data (test files import the writer itself, not through its loader).
+await Promise.all([loadIsolateData(env.ASSETS), loadPdfData(env.ASSETS)]);
 await freshStorage(env.DEMO_TODAY ? demoSeedFor(env.TEST_SEED, new Date(env.DEMO_TODAY)) : env.TEST_SEED);
 
 // Imported when the file ends, not here: a test file that mocks a module of the data layer

@@ -7,7 +7,9 @@
  *
  * Its key is the English template with numbered placeholders ("Route {0} does not run on {1}");
  * the one catalogue of each other language (src/lib/messages/es.json) maps that key to the
- * translation, placeholders in any order. A message is rendered in the current language
+ * translation, placeholders in any order. The catalogue is not in the Worker's script: it is read
+ * from the static assets once per isolate (src/lib/isolate-data.ts) and set here; until then (and
+ * for a key it lacks) a message is written in English. A message is rendered in the current language
  * (src/lib/language.ts) when it is answered: the error path renders a problem's title, detail and
  * field messages; `JSON.stringify` renders a message inside a body. test/messages.test.ts fails on a
  * message without its Spanish and on a Spanish entry whose English no longer exists.
@@ -19,12 +21,16 @@ import { z } from "zod";
 import en from "zod/v4/locales/en.js";
 import es from "zod/v4/locales/es.js";
 import { currentLanguage, type Language } from "./language";
-import spanish from "./messages/es.json";
 
 export type Value = string | number | boolean | null | undefined | Message;
 
-/** The catalogue of each language but English, keyed by the English template. */
-const CATALOGUES: Record<Exclude<Language, "en">, Readonly<Record<string, string>>> = { es: spanish };
+/** The catalogue of each language but English, keyed by the English template (empty until set). */
+const CATALOGUES: Record<Exclude<Language, "en">, Readonly<Record<string, string>>> = { es: {} };
+
+/** Sets a language's catalogue (src/lib/isolate-data.ts reads it from the static assets). */
+export function setCatalogue(language: Exclude<Language, "en">, catalogue: Readonly<Record<string, string>>): void {
+  CATALOGUES[language] = catalogue;
+}
 
 const PLACEHOLDER = /\{(\d+)\}/g;
 
@@ -88,13 +94,6 @@ export const verbatim = (text: string): Message => new Message(["", ""], [text])
 
 /** Renders a message in `language`, by default the current one. */
 export const render = (message: Message, language?: Language): string => message.render(language);
-
-/** The translation of a key, or undefined (the completeness test reads the catalogues through this). */
-export const translationOf = (key: string, language: Exclude<Language, "en">): string | undefined =>
-  CATALOGUES[language][key];
-
-/** Every key of a language's catalogue. */
-export const catalogueKeys = (language: Exclude<Language, "en">): string[] => Object.keys(CATALOGUES[language]);
 
 /** Messages (or values) one after the other with `separator` (punctuation: "; "), each in the language of the whole. */
 export function joinMessages(items: readonly Value[], separator: string): Message {

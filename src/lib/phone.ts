@@ -12,10 +12,33 @@
  *   uses). Stricter validity (ranges actually assigned) is not asked: the fictional +1 555-01xx
  *   numbers used in demos are possible but not valid, and an SMS provider rejects a dead number
  *   anyway.
+ *
+ * The metadata (83 KiB) is not in the Worker's script: it is read from the static assets once per
+ * isolate (src/lib/isolate-data.ts) and set here before any request or job runs.
  */
 import { z } from "@hono/zod-openapi";
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { type MetadataJson, parsePhoneNumberFromString } from "libphonenumber-js/core";
 import { m } from "./message";
+
+/** libphonenumber-js's metadata as its JSON file holds it (the fields the parser reads checked). */
+export const PhoneMetadata = z.custom<MetadataJson>(
+  (value) =>
+    z
+      .object({
+        version: z.number(),
+        country_calling_codes: z.record(z.string(), z.array(z.string())),
+        countries: z.record(z.string(), z.array(z.unknown())),
+      })
+      .safeParse(value).success,
+  { message: "not libphonenumber-js metadata" },
+);
+
+let metadata: MetadataJson | undefined;
+
+/** Sets the metadata every parse uses (src/lib/isolate-data.ts reads it from the static assets). */
+export function setPhoneMetadata(json: MetadataJson): void {
+  metadata = json;
+}
 
 /** The E.164 form of a phone number, or null when it is not a possible number. */
 export function normalizePhone(input: string): string | null {
@@ -23,13 +46,14 @@ export function normalizePhone(input: string): string | null {
   if (raw.length === 0 || raw.length > 32 || !/^\+?[\d\s().-]+$/.test(raw)) return null;
   const international = raw.startsWith("+");
   if (!international && raw.replace(/\D/g, "").length < 11) return null;
-  const parsed = parsePhoneNumberFromString(international ? raw : `+${raw}`);
+  if (!metadata) throw new Error("phone metadata not loaded: await loadIsolateData (src/lib/isolate-data.ts) first");
+  const parsed = parsePhoneNumberFromString(international ? raw : `+${raw}`, metadata);
   if (!parsed) return null;
   let national: string = parsed.nationalNumber;
   if (parsed.countryCallingCode === "52" && national.length === 11 && national.startsWith("1")) {
     national = national.slice(1);
   }
-  const number = parsePhoneNumberFromString(`+${parsed.countryCallingCode}${national}`);
+  const number = parsePhoneNumberFromString(`+${parsed.countryCallingCode}${national}`, metadata);
   return number?.isPossible() ? number.number : null;
 }
 

@@ -25,6 +25,8 @@ import { buildInfo } from "../../scripts/build-info";
 import { migrate } from "../../scripts/libsql-migrate";
 import { createApp } from "../../src/app";
 import type { Deps } from "../../src/deps";
+import { loadIsolateData } from "../../src/lib/isolate-data";
+import { diskAssets } from "./disk-assets";
 import { startHranaServer } from "./hrana-server";
 
 const KiB = 1024;
@@ -35,6 +37,8 @@ let yardstick: Bundle;
 const running: Miniflare[] = [];
 
 beforeAll(async () => {
+  // The unbundled app beside the built one reads its catalogue from public/ as the Worker does.
+  await loadIsolateData(diskAssets);
   [d1Bundle, libsqlBundle, yardstick] = await Promise.all([
     buildWorker(join(directory, "d1")),
     buildWorker(join(directory, "libsql"), "src/index.libsql.ts"),
@@ -62,6 +66,15 @@ describe("the default (D1) Worker bundle", () => {
     expect(d1Bundle.inputs).toContain("src/lib/zod-locales.ts");
     expect(fromPackage(d1Bundle, "@libsql")).toEqual([]);
     expect(d1Bundle.inputs.filter((i) => i.includes("libsql"))).toEqual([]);
+  });
+
+  it("carries no data it reads from the static assets: the Spanish catalogue, the phone metadata, fontkit's Unicode trie", () => {
+    expect(d1Bundle.inputs.filter((i) => i.endsWith(".json") && !i.endsWith("/package.json"))).toEqual([]);
+    expect(fromPackage(d1Bundle, "libphonenumber-js").filter((i) => i.includes("metadata"))).toEqual([]);
+    expect(fromPackage(d1Bundle, "unicode-properties").filter((i) => i.includes("trie"))).toEqual([]);
+    expect(d1Bundle.inputs).toContain("src/lib/pdf-lib/binary-trie.ts");
+    // Nor zod's fromJSONSchema, which nothing here calls.
+    expect(fromPackage(d1Bundle, "zod").filter((i) => i.includes("from-json-schema"))).toEqual([]);
   });
 
   it("carries pdf-lib without its standard fonts, PNG decoder or pako, and of fontkit its TrueType format and Arabic shaper", () => {
@@ -243,6 +256,12 @@ describe("the libSQL Worker bundle (src/index.libsql.ts)", () => {
       const me = await call("/api/v1/user/me", { headers: { authorization: `Bearer ${accessToken}` } });
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ id: 2, phone });
+      // The PDF writer, loaded on the first PDF with the Unicode data it reads from the static assets.
+      const pdf = await call("/api/v1/route-availability-student/final-status/pdf", {
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+      expect(pdf.status, logs.join("\n")).toBe(200);
+      expect(new TextDecoder().decode((await pdf.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
       // It all went through the libSQL server, and the code was stored there.
       expect(server.stats.requests).toBeGreaterThan(3);
       const stored = await client.execute("SELECT count(*) AS n FROM verification_code");

@@ -19,6 +19,7 @@ import { logPush } from "../../src/lib/push";
 import { s3Signer } from "../../src/lib/s3";
 import { logSms } from "../../src/lib/sms";
 import { DEVELOPMENT_VARS, PRODUCTION_VARS } from "../config-vars";
+import { diskAssets } from "./disk-assets";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -65,8 +66,7 @@ export function libsqlDeps(config: Config, client: Client, clock: Clock): Deps {
     storage: { head: async () => null, get: async () => null, put: async () => null },
     signer: s3Signer(config.s3),
     queues: { push: recordingQueue(), bulk: recordingQueue(), webhook: recordingQueue() },
-    // The static assets as the build leaves them in public/ (the PDF fonts).
-    assets: { fetch: async (url) => new Response(readFileSync(join(root, "public", new URL(url).pathname))) },
+    assets: diskAssets,
   };
 }
 

@@ -19,6 +19,7 @@ import { notFound } from "../../lib/errors";
 import { m, verbatim } from "../../lib/message";
 import { Listing, PageQuery, pageOf } from "../../lib/pagination";
 import { recordId } from "../../lib/params";
+import { loadPdfData } from "../../lib/pdf-lib/binary-trie";
 import { defineRoute, type InputOf, json, operation } from "../../lib/route";
 import { RouteOffReason, routeOffMessage } from "../school-schedule/api";
 import { changes } from "./changes";
@@ -195,8 +196,14 @@ export const getRouteFinalStatusOperation = operation(finalStatus, getRouteFinal
 
 const PDF = { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } };
 
-/** The PDF writer (pdf-lib, fontkit) loads with the first PDF asked for, not with the module. */
-const pdfWriter = () => import("./list-pdf");
+/**
+ * The PDF writer (pdf-lib, fontkit) loads with the first PDF asked for, not with the module; the
+ * Unicode data its shapers read first, from the static assets (src/lib/pdf-lib/binary-trie.ts).
+ */
+async function pdfWriter(ctx: SchoolCtx) {
+  await loadPdfData(ctx.deps.assets);
+  return import("./list-pdf");
+}
 
 const routePdf = defineRoute({
   method: "get",
@@ -216,7 +223,7 @@ export async function downloadRouteFinalStatusPdf(ctx: SchoolCtx, { params, quer
   const [list] = read.lists;
   if (!list) throw notFound(m`Route ${params.routeId} not found`);
   const empty = list.reason ? m`${routeOffMessage(list.reason, list.routeName, date)}.` : verbatim("");
-  const { listsPdf, pdfResponse } = await pdfWriter();
+  const { listsPdf, pdfResponse } = await pdfWriter(ctx);
   const bytes = await listsPdf(ctx, read.school, date, list.runs ? [list] : [], empty);
   return pdfResponse(bytes, m`route-${list.routeId}-${date}.pdf`);
 }
@@ -243,7 +250,7 @@ export async function downloadAllRoutesFinalStatusPdf(ctx: SchoolCtx, { query }:
       : read.off
         ? m`${date} is not a school day: no route runs.`
         : m`No route runs on ${date}.`;
-  const { listsPdf, pdfResponse } = await pdfWriter();
+  const { listsPdf, pdfResponse } = await pdfWriter(ctx);
   const bytes = await listsPdf(ctx, read.school, date, read.lists, empty);
   return pdfResponse(bytes, m`routes-${date}.pdf`);
 }
