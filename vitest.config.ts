@@ -127,6 +127,8 @@ export default defineConfig(async () => {
             exclude: BUILD,
             environment: "node",
             testTimeout: 20_000,
+            // A file's set-up that migrates a libSQL file or starts a server waits on a loaded machine too.
+            hookTimeout: 30_000,
           },
         },
         {

@@ -4,9 +4,14 @@
  * whose English no longer exists fails naming it; so does a translation that loses or invents a
  * placeholder. `npm run -s messages -- --write` adds the missing keys to fill in.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUES, type CatalogueLanguage, check, sourceMessages, translatable } from "../../scripts/messages";
+import { loadIsolateData } from "../../src/lib/isolate-data";
 import { Message, m } from "../../src/lib/message";
+import { diskAssets } from "./disk-assets";
+
+// The catalogue as the Worker reads it: from the static assets (public/data/, filled from the source's).
+beforeAll(() => loadIsolateData(diskAssets));
 
 const found = sourceMessages();
 
