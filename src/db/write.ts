@@ -21,14 +21,26 @@ export type Statement = BatchItem<"sqlite">;
 export const jsonValues = (values: readonly (number | string)[]) =>
   sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
 
+/** Lists this short are bound value by value (`IN (?, ?)`), longer ones as one JSON parameter. */
+const SHORT_LIST = 4;
+
 /**
- * `column IN (values)` with the list as ONE bound parameter (`jsonValues`), however long it is:
- * D1 binds at most 100 parameters per statement, and a request's list of 100 ids plus the
- * statement's own parameters would pass it. A subquery is taken as it is. The code's only `IN`:
- * biome refuses drizzle's `inArray` elsewhere in src (biome.json).
+ * `column IN (values)`. A long list is ONE bound parameter (`jsonValues`), however long it is: D1
+ * binds at most 100 parameters per statement, and a request's list of 100 ids plus the statement's
+ * own parameters would pass it. A short one (at most SHORT_LIST values: the users a caller acts for,
+ * a few ids) is bound value by value, which SQLite's planner sees through: over `json_each` it
+ * cannot tell one value from many, and a parent's children (`parent.user_id IN json_each(...)`)
+ * were found by walking every guardian of the school instead of the parent's own rows (measured by
+ * bench:peak, docs/scaling.md; test/query-plans.test.ts). A subquery is taken as it is. The code's
+ * only `IN`: biome refuses drizzle's `inArray` elsewhere in src (biome.json).
  */
 export function inList(column: SQLWrapper, values: readonly (number | string)[] | SQLWrapper): SQL {
-  return sql`${column} IN ${Array.isArray(values) ? jsonValues(values) : values}`;
+  if (!Array.isArray(values)) return sql`${column} IN ${values}`;
+  if (values.length === 0 || values.length > SHORT_LIST) return sql`${column} IN ${jsonValues(values)}`;
+  return sql`${column} IN (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 /** True when a database error (or its cause) matches: D1 and libSQL word constraint errors alike. */
