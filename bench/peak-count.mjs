@@ -1,14 +1,16 @@
 /**
  * The cost pass's entry module of `npm run bench:peak` (bench/peak.mjs): wraps the built Worker
  * (`./worker.js`) and hands it an env whose D1 bindings (`DB` and every `DB_SHARD_*`) count, per
- * request, the round trips and the rows D1 reports in each result's `meta` (`rows_read`,
- * `rows_written`). Only the cost pass loads this; the timed peak runs the Worker untouched.
+ * request, the round trips and what D1 reports in each result's `meta`: `rows_read`, `rows_written`
+ * and `duration` (the ms the database spent executing the SQL: a database runs one query at a time,
+ * so this is the time the request holds its database). Only the cost pass loads this; the timed peak runs the Worker untouched.
  *
  * A round trip is one call that reaches D1: `batch`, `exec`, or `first`/`all`/`run`/`raw` on a
  * statement outside a batch. `first` and `raw` answer no `meta`: `first` runs as `all` (the same
  * statement, its first row); a `raw` read (a SELECT) runs once more as `all` for its meta, outside
  * the count; a `raw` write is counted as a round trip and in `x-d1-unmetered` (its rows unknown).
- * Every answer carries `x-d1-calls`, `x-d1-rows-read`, `x-d1-rows-written`, `x-d1-unmetered`.
+ * Every answer carries `x-d1-calls`, `x-d1-rows-read`, `x-d1-rows-written`, `x-d1-duration-ms` and
+ * `x-d1-unmetered`. A `raw` read's duration is its `all` run's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import worker from "./worker.js";
@@ -24,6 +26,7 @@ function meter(meta) {
   if (!state || !meta) return;
   state.read += meta.rows_read ?? 0;
   state.written += meta.rows_written ?? 0;
+  state.duration += meta.duration ?? 0;
 }
 
 function call() {
@@ -105,7 +108,7 @@ function meteredEnv(env) {
 
 export default {
   async fetch(request, env, ctx) {
-    const state = { calls: 0, read: 0, written: 0, unmetered: 0 };
+    const state = { calls: 0, read: 0, written: 0, duration: 0, unmetered: 0 };
     const res = await perRequest.run(state, () => worker.fetch(request, meteredEnv(env), ctx));
     // Read the whole body first: a streamed body could still be querying.
     const body = res.body === null ? null : await res.arrayBuffer();
@@ -113,6 +116,7 @@ export default {
     out.headers.set("x-d1-calls", String(state.calls));
     out.headers.set("x-d1-rows-read", String(state.read));
     out.headers.set("x-d1-rows-written", String(state.written));
+    out.headers.set("x-d1-duration-ms", String(state.duration));
     out.headers.set("x-d1-unmetered", String(state.unmetered));
     return out;
   },

@@ -23,7 +23,7 @@
  *   node bench/peak.mjs --shards 1                      one shard count only (1 or 2)
  *   node bench/peak.mjs --schools 2 --seconds 2 --students 20   a tiny run (test/node/peak.test.ts)
  *   options: --schools N --students N (per school) --routes N (per school) --seconds S --warmup S
- *            --connections C --cost-samples N --no-cost --no-storage --dist <built dir>
+ *            --connections C --cost-samples N --audit-copies N --no-cost --no-storage --dist <built dir>
  *
  * The last line is `peak-result: {...}` (JSON of every figure). Exit code 1 when any request of the
  * timed runs failed (a non-2xx answer, a connection error).
@@ -67,6 +67,7 @@ const { values: opts } = parseArgs({
     connections: { type: "string", default: "32" },
     shards: { type: "string", default: "both" },
     "cost-samples": { type: "string", default: "30" },
+    "audit-copies": { type: "string", default: "20000" },
     "no-cost": { type: "boolean", default: false },
     "no-storage": { type: "boolean", default: false },
     dist: { type: "string" },
@@ -79,8 +80,9 @@ const SECONDS = Number(opts.seconds);
 const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
 const COST_SAMPLES = Number(opts["cost-samples"]);
+const AUDIT_COPIES = Number(opts["audit-copies"]);
 const SHARD_COUNTS = opts.shards === "both" ? [1, 2] : [Number(opts.shards)];
-for (const [name, v] of Object.entries({ SCHOOLS, STUDENTS, ROUTES, SECONDS, CONNECTIONS, COST_SAMPLES }))
+for (const [name, v] of Object.entries({ SCHOOLS, STUDENTS, ROUTES, SECONDS, CONNECTIONS, COST_SAMPLES, AUDIT_COPIES }))
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name.toLowerCase()} must be a positive number`);
 if (!Number.isFinite(WARMUP) || WARMUP < 0) throw new Error("--warmup must be 0 or more");
 if (SHARD_COUNTS.some((n) => n !== 1 && n !== 2)) throw new Error("--shards takes 1, 2 or both");
@@ -641,7 +643,7 @@ async function costs(mf, url, schools, dates) {
   const metered = await mf.getWorker("api-metered");
   const out = {};
   for (const kind of KINDS) {
-    const sum = { calls: 0, read: 0, written: 0, unmetered: 0, n: 0 };
+    const sum = { calls: 0, read: 0, written: 0, duration: 0, unmetered: 0, n: 0 };
     for (let i = 0; i < COST_SAMPLES; i++) {
       const r = await requestOf(kind, schools[i % schools.length], dates);
       if (!r) break;
@@ -658,6 +660,7 @@ async function costs(mf, url, schools, dates) {
       sum.calls += Number(res.headers.get("x-d1-calls"));
       sum.read += Number(res.headers.get("x-d1-rows-read"));
       sum.written += Number(res.headers.get("x-d1-rows-written"));
+      sum.duration += Number(res.headers.get("x-d1-duration-ms"));
       sum.unmetered += Number(res.headers.get("x-d1-unmetered"));
       sum.n++;
     }
@@ -682,6 +685,7 @@ async function costs(mf, url, schools, dates) {
       d1Calls: sum.calls / n,
       rowsRead: sum.read / n,
       rowsWritten: sum.written / n,
+      d1Ms: sum.duration / n,
       unmeteredWrites: sum.unmetered / n,
       cpuMs: cpu,
     };
@@ -709,7 +713,6 @@ async function size(db) {
  * (the day's audit rows copied until AUDIT_COPIES of them, size before and after).
  */
 const DAY_SHARE = 0.15;
-const AUDIT_COPIES = 20_000;
 async function storage(url, db, dates) {
   const tables = (
     await db
@@ -823,14 +826,14 @@ function peakTable(runs) {
 
 function costTable(cost) {
   const lines = [
-    "| kind | D1 calls/req | rows read/req | rows written/req | workerd CPU ms/req |",
-    "|---|---:|---:|---:|---:|",
+    "| kind | D1 calls/req | rows read/req | rows written/req | D1 SQL ms/req | workerd CPU ms/req |",
+    "|---|---:|---:|---:|---:|---:|",
   ];
   for (const k of KINDS) {
     const c = cost[k];
     const unmetered = c.unmeteredWrites ? ` (+${fmt(c.unmeteredWrites)} unmetered writes)` : "";
     lines.push(
-      `| ${k} | ${fmt(c.d1Calls, 2)} | ${fmt(c.rowsRead)} | ${fmt(c.rowsWritten)}${unmetered} | ${fmt(c.cpuMs, 2)} |`,
+      `| ${k} | ${fmt(c.d1Calls, 2)} | ${fmt(c.rowsRead)} | ${fmt(c.rowsWritten)}${unmetered} | ${fmt(c.d1Ms, 3)} | ${fmt(c.cpuMs, 2)} |`,
     );
   }
   return lines.join("\n");
@@ -858,9 +861,12 @@ async function main() {
       .join(", ");
   console.log(`bench:peak ${startedAt.toISOString()}; machine: ${m.os}; ${m.cpus}; ${m.memory}; node ${m.node}`);
   console.log(`load average at the start (1, 5, 15 min): ${load()}`);
+  const since = (t) => `${((performance.now() - t) / 1000).toFixed(1)} s`;
+  const tBuild = performance.now();
   const bundle = await build();
   console.log(
-    `bundle: ${bundle.main} ${(bundle.raw / 1024).toFixed(1)} KiB raw, ${(bundle.gzip / 1024).toFixed(1)} KiB gzip`,
+    `bundle: ${bundle.main} ${(bundle.raw / 1024).toFixed(1)} KiB raw, ${(bundle.gzip / 1024).toFixed(1)} KiB gzip` +
+      `${opts.dist ? ` (taken from ${opts.dist})` : ""}; ${since(tBuild)}`,
   );
   const { today, dates } = peakDates();
   console.log(
@@ -889,14 +895,17 @@ async function main() {
     const bindings = d1Bindings(shards, `s${shards}`);
     const t0 = performance.now();
     const { mf, url, dbs } = await serve(bundle, bindings, logs);
+    const tServed = performance.now();
     let migrations = 0;
     for (const [binding] of bindings) migrations = await migrate(dbs[binding]);
     await seedDemo(dbs.DB);
+    const tMigrated = performance.now();
     const schools = await seedSchools(dbs, shards, dates);
     const placement = Object.fromEntries(bindings.map(([b]) => [b, schools.filter((s) => s.binding === b).length]));
     console.log(
       `${shards} shard(s): ${migrations} migrations on ${bindings.map(([b]) => b).join(", ")}; schools per database ${JSON.stringify(placement)}; ` +
-        `set up in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        `set up in ${since(t0)} (workerd ${((tServed - t0) / 1000).toFixed(1)} s, migrations and demo seed ` +
+        `${((tMigrated - tServed) / 1000).toFixed(1)} s, the schools ${since(tMigrated)})`,
     );
     if (WARMUP > 0) await peak(url, schools, dates, WARMUP);
     const loadBefore = os.loadavg()[0];
@@ -911,8 +920,16 @@ async function main() {
       if (logs.length) console.error(`last Worker log lines:\n${logs.join("\n")}`);
     }
     runs.push({ shards, placement, result });
-    if (shards === 1 && !opts["no-cost"]) cost = await costs(mf, url, schools, dates);
-    if (shards === 1 && !opts["no-storage"]) grown = await storage(url, dbs.DB, dates);
+    if (shards === 1 && !opts["no-cost"]) {
+      const t = performance.now();
+      cost = await costs(mf, url, schools, dates);
+      console.log(`cost pass: ${since(t)}`);
+    }
+    if (shards === 1 && !opts["no-storage"]) {
+      const t = performance.now();
+      grown = await storage(url, dbs.DB, dates);
+      console.log(`storage: ${since(t)}`);
+    }
     await mf.dispose();
     running.delete(mf);
   }
