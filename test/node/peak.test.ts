@@ -33,6 +33,7 @@ interface Result {
   ratio: number | null;
   cost: Record<string, { d1Calls: number; rowsRead: number; rowsWritten: number; d1Ms: number; cpuMs: number }>;
   storage: { dayBytes: number; bytesPerAuditRow: number; rows: Record<string, number>; asked: number };
+  sizes: { migrated: number; demo: number; generated: number };
 }
 
 function peak(args: string[]) {
@@ -60,6 +61,7 @@ describe("npm run bench:peak", () => {
       "--connections=8",
       "--cost-samples=3",
       "--audit-copies=200",
+      "--day-share=0.05",
     ]);
     expect(run.stderr, run.stdout).toBe("");
     expect(run.code).toBe(0);
@@ -114,5 +116,7 @@ describe("npm run bench:peak", () => {
     expect(result.storage.dayBytes).toBeGreaterThan(0);
     expect(result.storage.rows.audit_log).toBeGreaterThan(0);
     expect(result.storage.bytesPerAuditRow).toBeGreaterThan(100);
+    expect(result.sizes.demo).toBeGreaterThan(result.sizes.migrated);
+    expect(result.sizes.generated).toBeGreaterThan(result.sizes.demo);
   });
 });
