@@ -26,7 +26,7 @@
  *            --connections C --cost-samples N --audit-copies N --day-share F --no-cost --no-storage --dist <built dir>
  *
  * The last line is `peak-result: {...}` (JSON of every figure). Exit code 1 when any request of the
- * timed runs failed (a non-2xx answer, a connection error).
+ * timed runs failed (a non-2xx answer, a connection error), or `--shards 2` alone could not run.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
@@ -41,7 +41,7 @@ import { unstable_readConfig } from "wrangler";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BENCH = path.join(ROOT, "bench");
 const AUTH_SECRET = "peak-secret-0123456789abcdef0123456789abcdef";
-/** The generated schools' ids start after this one (the demo's are 1 and 2). */
+/** The generated schools' ids start here (the demo's are 1 and 2). */
 const FIRST_SCHOOL = 100;
 const ZONE = "America/Mexico_City";
 /** Each request's kind, drawn with these weights (a 3 pm: mostly families reading). */
