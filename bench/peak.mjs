@@ -237,6 +237,18 @@ async function migrate(db) {
   return files.length;
 }
 
+/**
+ * A shard's record ids in its own range, as the deployment leaves them after its migrations: the
+ * shards' `idRangeStatements` (src/db/shards.ts, once the shards of issue 35 are merged; nothing
+ * before, nothing for `DB`).
+ */
+async function idRange(db, binding) {
+  if (binding === "DB") return;
+  const shards = await tsImport("../src/db/shards.ts", import.meta.url).catch(() => ({}));
+  const statements = shards.idRangeStatements?.(binding) ?? [];
+  if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+}
+
 async function seedDemo(db) {
   const { scriptStatements } = await sqlScript();
   const statements = scriptStatements(await readFile(path.join(ROOT, "seed/demo.sql"), "utf8"));
@@ -286,11 +298,12 @@ const SET_UP = ["school_configuration", "school_module", "school_schedule"];
 /**
  * >>> SHARD MAP: the one place that knows how a school is placed on a shard (ASSUMED). <<<
  *
- * Written for branch wt-shards as its docs/scaling.md "Shards" describes it (2026-12-07): a platform
- * table `school_shard (school_id, binding)` in `DB`, one row per school not on `DB` (a school with no
- * row lives in `DB`); the school's `school` row and the `user` rows its rows name exist in its
- * shard too (anchors, for the foreign keys), written platform-first with the platform's ids. If the
- * merged shards name the table or its columns otherwise, change this function alone.
+ * Written for branch wt-shards as its docs/scaling.md "Shards" and its migration 0060 have it
+ * (2026-12-07, its commit 483f1d0): a platform table `school_shard (school_id PRIMARY KEY, binding)`
+ * in `DB`, a school with no row lives in `DB`; the school's `school` row and the `user` rows its rows
+ * name exist in its shard too (anchors, for the foreign keys), written platform-first with the
+ * platform's ids (`seedSchools`). If the merged shards name the table or its columns otherwise,
+ * change this function alone.
  */
 async function placeSchool(platform, schoolId, binding) {
   if (binding === "DB") return;
@@ -923,7 +936,10 @@ async function main() {
     const { mf, url, dbs } = await serve(bundle, bindings, logs);
     const tServed = performance.now();
     let migrations = 0;
-    for (const [binding] of bindings) migrations = await migrate(dbs[binding]);
+    for (const [binding] of bindings) {
+      migrations = await migrate(dbs[binding]);
+      await idRange(dbs[binding], binding);
+    }
     const empty = await size(dbs.DB);
     await seedDemo(dbs.DB);
     const demo = await size(dbs.DB);
