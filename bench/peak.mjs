@@ -13,8 +13,9 @@
  *   driver-list         GET  /api/v1/route-availability-student/route/{id}/final-status  a driver's list
  *
  * for a random school, user and (for the office) permission of the pool, in the mix `MIX`. Prints
- * throughput (req/s) and p50/p99 per kind and per shard count (1 database, then 2 when the build
- * declares `DB_SHARD_1`: half the schools placed on it, see `placeSchool`), and the ratio. Then,
+ * throughput (req/s) and p50/p99 per kind and per shard count (1 database, and 2 when the build
+ * declares `DB_SHARD_1`: half the schools placed on it, see `placeSchool`; both served at once and
+ * timed in rounds taking turns, so the machine's other load lands on both), and the ratio. Then,
  * on the 1-shard data, the cost per request of each kind (D1 round trips, rows read and written from
  * D1's meta, workerd CPU ms) and the demo school's storage growth over a simulated day (bytes per
  * audit row, per day, per year). docs/scaling.md "Capacity" turns these into the capacity table.
@@ -22,7 +23,7 @@
  *   npm run bench:peak                                  20 schools, 20 s per shard count, both counts
  *   node bench/peak.mjs --shards 1                      one shard count only (1 or 2)
  *   node bench/peak.mjs --schools 2 --seconds 2 --students 20   a tiny run (test/node/peak.test.ts)
- *   options: --schools N --students N (per school) --routes N (per school) --seconds S --warmup S
+ *   options: --schools N --students N (per school) --routes N (per school) --seconds S --warmup S --rounds N
  *            --connections C --cost-samples N --audit-copies N --day-share F --no-cost --no-storage --dist <built dir>
  *
  * The last line is `peak-result: {...}` (JSON of every figure). Exit code 1 when any request of the
@@ -64,6 +65,7 @@ const { values: opts } = parseArgs({
     routes: { type: "string", default: "5" },
     seconds: { type: "string", default: "20" },
     warmup: { type: "string", default: "3" },
+    rounds: { type: "string", default: "4" },
     connections: { type: "string", default: "32" },
     shards: { type: "string", default: "both" },
     "cost-samples": { type: "string", default: "30" },
@@ -79,6 +81,8 @@ const STUDENTS = Number(opts.students);
 const ROUTES = Number(opts.routes);
 const SECONDS = Number(opts.seconds);
 const WARMUP = Number(opts.warmup);
+/** The timed seconds of each shard count are cut in this many rounds, the counts taking turns. */
+const ROUNDS = Number(opts.rounds);
 const CONNECTIONS = Number(opts.connections);
 const COST_SAMPLES = Number(opts["cost-samples"]);
 const AUDIT_COPIES = Number(opts["audit-copies"]);
@@ -596,15 +600,20 @@ function workerdCpuMs() {
   return ticks * 10; // USER_HZ 100
 }
 
+/** What a shard count's timed rounds gathered: per kind, the 2xx answers' latencies and the failures. */
+const newStats = () => Object.fromEntries(KINDS.map((k) => [k, { latencies: [], failures: {}, failed: [] }]));
+
 /**
  * CONNECTIONS clients, each sending one request after the other (a random school, kind and user)
- * for `seconds`; answers counted per kind: latencies of 2xx answers, status codes of the others.
+ * for `seconds`; answers added to `stats` per kind. Answers this round's elapsed seconds, 2xx
+ * answers, failures and workerd CPU ms.
  */
-async function peak(url, schools, dates, seconds) {
-  const stats = Object.fromEntries(KINDS.map((k) => [k, { latencies: [], failures: {}, failed: [] }]));
+async function peak(url, schools, dates, seconds, stats = newStats()) {
   const until = performance.now() + seconds * 1000;
   const cpuBefore = workerdCpuMs();
   const started = performance.now();
+  let ok = 0;
+  let failed = 0;
   const client = async () => {
     while (performance.now() < until) {
       const school = pick(schools);
@@ -626,16 +635,24 @@ async function peak(url, schools, dates, seconds) {
         status = `error: ${err instanceof Error ? err.message : err}`;
       }
       const s = stats[kind];
-      if (typeof status === "number" && status >= 200 && status < 300) s.latencies.push(performance.now() - t0);
-      else {
+      if (typeof status === "number" && status >= 200 && status < 300) {
+        s.latencies.push(performance.now() - t0);
+        ok++;
+      } else {
+        failed++;
         s.failures[status] = (s.failures[status] ?? 0) + 1;
         if (s.failed.length < 3) s.failed.push(`${r.method} ${r.path} -> ${status}: ${text.slice(0, 200)}`);
       }
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  const elapsed = (performance.now() - started) / 1000;
-  const cpuMs = workerdCpuMs() - cpuBefore;
+  return { elapsed: (performance.now() - started) / 1000, ok, failed, cpuMs: workerdCpuMs() - cpuBefore };
+}
+
+/** A shard count's figures over its rounds: req/s over the rounds' time, p50/p99 per kind. */
+function summarise(stats, rounds) {
+  const seconds = rounds.reduce((a, r) => a + r.elapsed, 0);
+  const cpuMs = rounds.reduce((a, r) => a + r.cpuMs, 0);
   const kinds = {};
   let ok = 0;
   let failed = 0;
@@ -647,7 +664,7 @@ async function peak(url, schools, dates, seconds) {
     failed += nFailed;
     kinds[k] = {
       requests: s.latencies.length,
-      rps: s.latencies.length / elapsed,
+      rps: s.latencies.length / seconds,
       p50: percentile(s.latencies, 50),
       p99: percentile(s.latencies, 99),
       failed: nFailed,
@@ -655,8 +672,22 @@ async function peak(url, schools, dates, seconds) {
       examples: s.failed,
     };
   }
-  return { seconds: elapsed, requests: ok, failed, rps: ok / elapsed, cpuMsPerRequest: cpuMs / (ok + failed), kinds };
+  return {
+    seconds,
+    requests: ok,
+    failed,
+    rps: ok / seconds,
+    rounds: rounds.map((r) => r.ok / r.elapsed),
+    cpuMsPerRequest: cpuMs / (ok + failed),
+    kinds,
+  };
 }
+
+const median = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+};
 
 // ---------------------------------------------------------------- cost per request
 
@@ -916,7 +947,7 @@ async function main() {
       `the afternoon's date ${dates[0]} (pool of pending changes: ${dates.join(", ")})`,
   );
   console.log(
-    `load: ${CONNECTIONS} concurrent clients, ${WARMUP} s warm-up + ${SECONDS} s timed per shard count; mix ${KINDS.map((k) => `${k} ${MIX[k]}%`).join(", ")}`,
+    `load: ${CONNECTIONS} concurrent clients, ${WARMUP} s warm-up + ${SECONDS} s timed per shard count in ${ROUNDS} rounds, the counts taking turns; mix ${KINDS.map((k) => `${k} ${MIX[k]}%`).join(", ")}`,
   );
   const sharded = declaresSecondShard();
   const runs = [];
@@ -925,6 +956,9 @@ async function main() {
   let grown;
   let sizes;
   let exitCode = 0;
+  // Set up every shard count first (each its own workerd and databases), then time them in
+  // interleaved rounds (1, 2, then 2, 1, ...): other load on the machine lands on both alike.
+  const setups = [];
   for (const shards of SHARD_COUNTS) {
     if (shards === 2 && !sharded) {
       skipped.push({
@@ -963,12 +997,23 @@ async function main() {
       for (const child of school.students) await token(child.userId, "parent", school.id);
       for (const route of school.routes) await token(route.driver, "driver", school.id);
     }
-    if (WARMUP > 0) await peak(url, schools, dates, WARMUP);
-    const loadBefore = os.loadavg()[0];
-    const result = await peak(url, schools, dates, SECONDS);
+    setups.push({ shards, mf, url, dbs, schools, placement, logs, empty, demo, stats: newStats(), rounds: [] });
+  }
+  for (const setup of setups) if (WARMUP > 0) await peak(setup.url, setup.schools, dates, WARMUP);
+  const roundSeconds = SECONDS / ROUNDS;
+  const loadBefore = os.loadavg()[0];
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const setup of i % 2 ? [...setups].reverse() : setups)
+      setup.rounds.push(await peak(setup.url, setup.schools, dates, roundSeconds, setup.stats));
+  }
+  const loadAfter = os.loadavg()[0];
+  for (const setup of setups) {
+    const { shards, placement, logs } = setup;
+    const result = summarise(setup.stats, setup.rounds);
     console.log(
-      `${shards} shard(s): ${Math.round(result.rps)} req/s over ${result.seconds.toFixed(1)} s, ${result.requests} answered 2xx, ${result.failed} failed; ` +
-        `workerd CPU ${fmt(result.cpuMsPerRequest, 2)} ms/request; load average (1 min) ${loadBefore.toFixed(2)} -> ${os.loadavg()[0].toFixed(2)}`,
+      `${shards} shard(s): ${Math.round(result.rps)} req/s over ${result.seconds.toFixed(1)} s (rounds ${result.rounds.map((r) => Math.round(r)).join(", ")}), ` +
+        `${result.requests} answered 2xx, ${result.failed} failed; workerd CPU ${fmt(result.cpuMsPerRequest, 2)} ms/request; ` +
+        `load average (1 min) ${loadBefore.toFixed(2)} -> ${loadAfter.toFixed(2)}`,
     );
     if (result.failed) {
       exitCode = 1;
@@ -976,23 +1021,27 @@ async function main() {
       if (logs.length) console.error(`last Worker log lines:\n${logs.join("\n")}`);
     }
     runs.push({ shards, placement, result });
-    if (shards === 1) {
-      sizes = { migrated: empty, demo, generated: await size(dbs.DB) };
-      console.log(
-        `database size: ${sizes.migrated} bytes migrated, ${sizes.demo} with the demo seed (2 schools), ` +
-          `${sizes.generated} with the ${SCHOOLS} generated schools and the peak's writes`,
-      );
-    }
-    if (shards === 1 && !opts["no-cost"]) {
+  }
+  const first = setups.find((x) => x.shards === 1);
+  if (first) {
+    const { mf, url, dbs, schools } = first;
+    sizes = { migrated: first.empty, demo: first.demo, generated: await size(dbs.DB) };
+    console.log(
+      `database size: ${sizes.migrated} bytes migrated, ${sizes.demo} with the demo seed (2 schools), ` +
+        `${sizes.generated} with the ${SCHOOLS} generated schools and the peak's writes`,
+    );
+    if (!opts["no-cost"]) {
       const t = performance.now();
       cost = await costs(mf, url, schools, dates);
       console.log(`cost pass: ${since(t)}`);
     }
-    if (shards === 1 && !opts["no-storage"]) {
+    if (!opts["no-storage"]) {
       const t = performance.now();
       grown = await storage(url, dbs.DB, dates);
       console.log(`storage: ${since(t)}`);
     }
+  }
+  for (const { mf } of setups) {
     await mf.dispose();
     running.delete(mf);
   }
@@ -1001,12 +1050,14 @@ async function main() {
   console.log(runs.length ? peakTable(runs) : "no shard count ran");
   const one = runs.find((r) => r.shards === 1);
   const two = runs.find((r) => r.shards === 2);
-  const ratio = one && two ? two.result.rps / one.result.rps : undefined;
+  // Each round's pair (timed one after the other), then their median: steadier than the totals'.
+  const ratio = one && two ? median(two.result.rounds.map((r, i) => r / one.result.rounds[i])) : undefined;
   console.log("");
   console.log(
     ratio === undefined
       ? `ratio 2 shards / 1 shard: n/a (${skipped.length ? skipped[0].reason : "one shard count run"})`
-      : `ratio 2 shards / 1 shard: ${ratio.toFixed(2)} × the throughput (p99 of all kinds: see the table)`,
+      : `ratio 2 shards / 1 shard: ${ratio.toFixed(2)} × the throughput (the median of the ${ROUNDS} rounds' ratios; ` +
+          `totals ${fmt(one.result.rps)} and ${fmt(two.result.rps)} req/s)`,
   );
   if (cost) {
     console.log(`\n## Cost per request (each kind alone, ${COST_SAMPLES} requests; 1 shard)\n`);
