@@ -70,7 +70,9 @@ describe("npm run bench:peak", () => {
     expect(run.stdout).toContain("## The peak (2 schools, 8 clients, 2 s)");
     expect(run.stdout).toMatch(/^\| kind \| 1 shard\(s\) req\/s \| p50 ms \| p99 ms \| failed \|/m);
     for (const kind of KINDS) expect(run.stdout).toMatch(new RegExp(`^\\| ${kind} \\| [\\d.-]+ \\|`, "m"));
-    expect(run.stdout).toMatch(/^ratio 2 shards \/ 1 shard: (\d+\.\d\d × the throughput|n\/a \(.+\))$/m);
+    expect(run.stdout).toMatch(
+      /^ratio 2 shards \/ 1 shard: (\d+\.\d\d × the throughput \(the median of the \d+ rounds' ratios; .+\)|n\/a \(.+\))$/m,
+    );
     expect(run.stdout).toMatch(
       /^\| kind \| D1 calls\/req \| rows read\/req \| rows written\/req \| D1 SQL ms\/req \| workerd CPU ms\/req \|$/m,
     );
