@@ -12,6 +12,7 @@ const BUILD = [
   "test/node/docs-page.test.ts",
   "test/node/cors-browser.test.ts",
   "test/node/board-page.test.ts",
+  "test/node/peak.test.ts",
 ];
 
 // wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
