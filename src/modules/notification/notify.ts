@@ -31,9 +31,12 @@ export interface Notice {
   category: NotificationCategory;
   /** Pushed at once even during the recipient's quiet hours (an emergency always is). */
   urgent?: boolean;
-  /** A `Localized` text is one the service writes itself (each recipient reads their language); a string is staff's, sent as is. */
-  title: Localized | string;
-  body: Localized | string;
+  /**
+   * A `Localized` text is one the service writes itself (each recipient reads their language); a
+   * string is staff's, sent as is; `LocalizedSql` one whose words this batch reads (a rider's name).
+   */
+  title: Localized | string | LocalizedSql;
+  body: Localized | string | LocalizedSql;
   /** The record it is about (the app's deep link): its entity and id (an id this batch inserts: `X.insertedId()`). */
   about?: { entity: string; id: number | SQL<number> };
   audience: Audience;
@@ -50,7 +53,19 @@ export interface Sending {
   dispatch(): Promise<void>;
 }
 
-const both = (text: Localized | string): Localized => (typeof text === "string" ? { en: text, es: text } : text);
+/** A `Localized` built in SQL (`localizedSql`): the JSON text of `{ en, es }`. */
+export type LocalizedSql = SQL<Localized> & { readonly localized: true };
+
+/**
+ * A text in both languages whose parts are SQL (a name this batch reads), for a notice written in
+ * the same batch as what it reads.
+ * @example localizedSql(sql`${name} || ' is on the bus'`, sql`${name} || ' subió al autobús'`)
+ */
+export const localizedSql = (en: SQL<string>, es: SQL<string>): LocalizedSql =>
+  Object.assign(sql<Localized>`json_object('en', ${en}, 'es', ${es})`, { localized: true as const });
+
+const both = (text: Localized | string | LocalizedSql): Localized | LocalizedSql =>
+  typeof text === "string" ? { en: text, es: text } : text;
 
 /**
  * A notification from the current school to `notice.audience`: statements for the caller's batch,
