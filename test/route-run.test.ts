@@ -13,7 +13,7 @@ import { dismissalEvents } from "../src/db/schema/dismissal";
 import { notifications } from "../src/db/schema/notification";
 import { routeRunEvents, routeRunPositions } from "../src/db/schema/route-run";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
-import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema/transport";
+import { routeAvailabilities, routeAvailabilityStudents, routeStudents } from "../src/db/schema/transport";
 import { webhookDeliveries, webhookMessages } from "../src/db/schema/webhook";
 import { BUILTIN_ROLES } from "../src/lib/access";
 import { grantsOf } from "../src/modules";
@@ -129,6 +129,59 @@ describe("the run", () => {
     expect(insisted.status).toBe(201);
     expect(await insisted.json()).toMatchObject({ insistReason: "Her mother asked" });
     expect((await problem(await board(stranger.studentId, "boarded", 999_999))).status).toBe(422);
+  });
+
+  it("a rider's standing is the final list's: away by a change or a suspension is a 422 naming why, an unconfirmed change counts for nothing, a joiner boards", async () => {
+    const { t, route, ana, beto, first, call, board } = await setUp();
+    const date = "2026-11-23";
+    const joiner = await makeFamily(t, NORTH);
+    const pending = await makeFamily(t, NORTH);
+    const [day] = await t.db
+      .insert(routeAvailabilities)
+      .values({ schoolId: NORTH, routeId: route.routeId, date })
+      .returning({ id: routeAvailabilities.id });
+    const dayId = day?.id ?? 0;
+    await t.db.insert(routeAvailabilityStudents).values([
+      { schoolId: NORTH, routeAvailabilityId: dayId, studentId: ana, kind: "away", reason: "Picked up by a parent" },
+      { schoolId: NORTH, routeAvailabilityId: dayId, studentId: joiner.studentId, stopId: first, kind: "join" },
+      {
+        schoolId: NORTH,
+        routeAvailabilityId: dayId,
+        studentId: pending.studentId,
+        stopId: first,
+        kind: "join",
+        confirmed: false,
+      },
+    ]);
+    await t.db
+      .update(routeStudents)
+      .set({ suspendedFrom: "2026-11-01", suspensionReason: "Unpaid fees" })
+      .where(eq(routeStudents.studentId, beto));
+    await call("", "POST");
+    const away = await problem(await board(ana, "boarded", first));
+    expect([away.status, away.detail]).toEqual([422, expect.stringContaining("Picked up by a parent")]);
+    const suspended = await problem(await board(beto, "boarded", first));
+    expect([suspended.status, suspended.detail]).toEqual([422, expect.stringContaining("Unpaid fees")]);
+    expect((await problem(await board(pending.studentId, "boarded", first))).status).toBe(422);
+    expect((await board(joiner.studentId, "boarded", first)).status).toBe(201);
+    const recorded = await t.db.select().from(routeRunEvents).where(eq(routeRunEvents.stopId, first));
+    expect(recorded.filter((e) => [ana, beto, pending.studentId].includes(e.studentId))).toHaveLength(0);
+    // The same standing as the final list shows.
+    const list = await t.request(
+      `/api/v1/route-availability-student/route/${route.routeId}/final-status?date=${date}`,
+      {
+        token: await admin(t),
+      },
+    );
+    expect(list.status, await list.clone().text()).toBe(200);
+    const { students } = (await list.json()) as { students: { studentId: number; status: string }[] };
+    const status = (id: number) => students.find((x) => x.studentId === id)?.status;
+    expect([status(ana), status(beto), status(joiner.studentId), status(pending.studentId)]).toEqual([
+      "away",
+      "away",
+      "joining",
+      undefined,
+    ]);
   });
 
   it("refuses a boarding or a position timed before the run started or ahead of the server's clock (422), nothing recorded", async () => {
