@@ -265,6 +265,18 @@ describe("the run", () => {
     expect(between?.position).toMatchObject({ lat: 19.42, lon: -99.12 });
   });
 
+  it("a position refused (no run under way, or its time off) spends no slot: the next one is taken at once", async () => {
+    const { t, call } = await setUp();
+    const position = (at = t.clock.now().toISOString()) => call("/position", "POST", { lat: 19.43, lon: -99.13, at });
+    expect((await problem(await position())).status).toBe(422);
+    await call("", "POST");
+    const ahead = new Date(t.clock.now().getTime() + 60 * 60_000).toISOString();
+    expect((await problem(await position(ahead))).status).toBe(422);
+    const ok = await position();
+    expect(ok.status, await ok.clone().text()).toBe(201);
+    expect((await position()).status).toBe(429);
+  });
+
   it("webhooks hear route.boarded and route.dropped", async () => {
     const { t, ana, first, call, board } = await setUp();
     const res = await t.request("/api/v1/webhook", {

@@ -459,7 +459,7 @@ export const recordRouteRunPosition = operation(
     const now = ctx.deps.clock.now();
     const date = await schoolToday(ctx);
     // One read: the route as the caller may see it, and its run under way today (with the school
-    // year's `keepBusPositions`); then the rate limit, then one write.
+    // year's `keepBusPositions`); then the rate limit (a position refused spends none), then one write.
     const read = new Batch(ctx);
     const routeRead = read.read(routeQuery(ctx, params.id));
     const runRead = read.read(
@@ -472,15 +472,16 @@ export const recordRouteRunPosition = operation(
     );
     const found = await read.commit();
     const route = routeOf(found.get(routeRead)[0], params.id);
+    const [run] = found.get(runRead);
+    if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    checkAt(body.at, run.startedAt, now);
+    // Only a position that would be recorded spends the route's slot (one upsert: check and count at once).
     const limited = await hit(ctx.deps.db, `route-position:${route.id}`, 1, POSITION_EVERY_SECONDS, now);
     if (!limited.allowed) {
       throw new ApiError(429, m`One position every ${POSITION_EVERY_SECONDS} seconds`, {
         headers: { "retry-after": String(limited.retryAfter) },
       });
     }
-    const [run] = found.get(runRead);
-    if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
-    checkAt(body.at, run.startedAt, now);
     const speed = body.speed ?? null;
     const at = now.toISOString();
     // The run's last position is bookkeeping (no audit row per position); the position row is the
