@@ -51,6 +51,8 @@ export interface Sending {
   statements: Statement[];
   /** Enqueues the fan-out; call it after the batch committed. Never rejects. */
   dispatch(): Promise<void>;
+  /** The fan-out's queue message (`dispatchAll` sends many in batches). */
+  readonly message: PushMessage;
 }
 
 /** A `Localized` built in SQL (`localizedSql`): the JSON text of `{ en, es }`. */
@@ -101,6 +103,7 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
   const message: PushMessage = { kind: "fan-out", key, schoolId, after: 0 };
   return {
     key,
+    message,
     id: Notifications.insertedId(),
     // The audit row reads the count the insert computed, rather than resolving the audience again.
     statements: [
@@ -128,4 +131,22 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
       }
     },
   };
+}
+
+/**
+ * Enqueues the fan-outs of many sendings once their batch committed: one queue call per 100
+ * messages (as Queues allow), not one each (a gate's batch of 500 releases). Never rejects: the
+ * sweep enqueues what was lost, as for `dispatch()`.
+ */
+export async function dispatchAll(ctx: SchoolCtx, sendings: readonly Sending[]): Promise<void> {
+  const messages = sendings.map((s) => ({ body: s.message }));
+  try {
+    for (let i = 0; i < messages.length; i += 100) await ctx.deps.queues.push.sendBatch(messages.slice(i, i + 100));
+  } catch (err) {
+    log.warn("notifications not dispatched; the sweep will", {
+      queue: PUSH_QUEUE,
+      count: messages.length,
+      ...errorFields(err),
+    });
+  }
 }
