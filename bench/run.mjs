@@ -12,6 +12,9 @@
  *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`)
  *   node bench/run.mjs dismissal-board          the board of 3,400 students, then the live board's fan-out
  *                                               to 500 subscribers and a gate's offline batch retried
+ *   node bench/run.mjs route-run-boarding       a boarding recorded already, then the bus run (first boardings,
+ *                                               40 buses' positions every 5 s, the live view under way) and a
+ *                                               webhook event to 20 local receivers
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
  *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
  *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
@@ -941,6 +944,8 @@ async function measureWebhookFanOut(bundle) {
   const mf = new Miniflare({
     host: "127.0.0.1",
     port: 0,
+    // Its request lines are not the bench's output.
+    handleStructuredLogs: () => {},
     workers: [
       {
         ...api,
