@@ -6,8 +6,11 @@
  * the position between the first stop and theirs) and nothing of other children; pushes "boarded /
  * dropped" and "five minutes away" once each; webhooks hear route.boarded and route.dropped.
  */
+
+import { env } from "cloudflare:test";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { d1 } from "../src/db/client";
 import { devPushOutbox } from "../src/db/schema/dev";
 import { dismissalEvents } from "../src/db/schema/dismissal";
 import { notifications } from "../src/db/schema/notification";
@@ -20,7 +23,7 @@ import { grantsOf } from "../src/modules";
 import { sweepRunPositions } from "../src/modules/route-run/run-sweep";
 import { makeFamily } from "./fixtures/modules/exit-permission";
 import { makeRoute } from "./fixtures/modules/route-availability";
-import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { countingTestApp, DEMO, makeTestApp, problem, type Recorded, recordingD1, type TestApp } from "./helpers";
 import { device } from "./notification-kit";
 import type { PushQueue } from "./push-queue";
 
@@ -420,6 +423,45 @@ describe("round trips", () => {
     );
     expect(sent).toHaveLength(0);
     expect(await t.db.select().from(notifications).where(eq(notifications.aboutId, route.routeId))).toHaveLength(0);
+  });
+});
+
+describe("a boarding's one batch", () => {
+  it("reads through indexes: no statement of it scans one of our tables", async () => {
+    const log: Recorded[] = [];
+    const t = makeTestApp({ db: d1(recordingD1(env.DB, log)) });
+    t.clock.current = new Date(AFTERNOON);
+    const route = await makeRoute(t, NORTH, { riders: [["Ana", "Plans"]] });
+    const token = await admin(t);
+    await t.request(`/api/v1/route/${route.routeId}/run`, { method: "POST", token });
+    log.length = 0;
+    const res = await t.request(`/api/v1/route/${route.routeId}/run/boarding`, {
+      method: "POST",
+      token,
+      body: {
+        studentId: route.studentIds[0],
+        event: "boarded",
+        stopId: route.stopIds[0],
+        at: t.clock.now().toISOString(),
+      },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(log.length).toBeGreaterThan(5);
+    const scans: string[] = [];
+    for (const statement of log) {
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+        .bind(...statement.args)
+        .all<{ detail: string }>();
+      for (const { detail } of plan.results) {
+        // Ours only: not the id sequence, json_each over a bound list, nor a subquery's own rows (its tables are planned above it).
+        if (
+          /^SCAN (?!CONSTANT ROW|json_each |sqlite_sequence|\(subquery-)/.test(detail) &&
+          !/USING (COVERING )?INDEX/.test(detail)
+        )
+          scans.push(`${detail}: ${statement.sql.slice(0, 160)}`);
+      }
+    }
+    expect(scans).toEqual([]);
   });
 });
 
