@@ -433,7 +433,7 @@ const positionRoute = defineRoute({
   summary: `Record the vehicle's position on today's run (at most one every ${POSITION_EVERY_SECONDS} s)`,
   description:
     `At most one position every ${POSITION_EVERY_SECONDS} seconds per route: a 429 with retry-after beyond, and ` +
-    "RateLimit headers on every answer. Positions are kept for the day only, or not at all when the school year says " +
+    "RateLimit headers on every answer counted (201, 429: a position refused for its run or its time spends no slot). Positions are kept for the day only, or not at all when the school year says " +
     "so (`keepBusPositions`: the run keeps its last position only). The run must be running (422).",
   access: permissions.run,
   audit: "route-run-position",
