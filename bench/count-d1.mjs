@@ -13,7 +13,7 @@
  * where each step is, in the order the Worker started them,
  *
  *   { kind: "all" | "first" | "run" | "raw", sql, params, args, group }   a statement outside a batch
- *   { kind: "batch", statements: [{ sql, params }, ...], group }           one batch
+ *   { kind: "batch", statements: [{ sql, params }, ...], group, failed? }  one batch (failed: it aborted)
  *   { kind: "exec", sql, group }
  *   { kind: "r2", method, args, group }                                   R2 (`DOCUMENTS`)
  *
@@ -61,8 +61,12 @@ function step(record, roundTrip, call) {
     done();
     throw err;
   }
-  // `then` on the side: the Worker gets the original promise, and a rejection stays its own.
-  Promise.resolve(result).then(done, done);
+  // `then` on the side: the Worker gets the original promise, and a rejection stays its own (noted:
+  // a guarded batch that aborts is a round trip the floor replays and lets fail too).
+  Promise.resolve(result).then(done, () => {
+    record.failed = true;
+    done();
+  });
   return result;
 }
 

@@ -12,6 +12,9 @@
  *   node bench/run.mjs health permissions-list  only these rows (keys in `endpoints`)
  *   node bench/run.mjs dismissal-board          the board of 3,400 students, then the live board's fan-out
  *                                               to 500 subscribers and a gate's offline batch retried
+ *   node bench/run.mjs route-run-boarding       a boarding recorded already, then the bus run (first boardings,
+ *                                               40 buses' positions every 5 s, the live view under way) and a
+ *                                               webhook event to 20 local receivers
  *   BENCH_ROUNDS=1 BENCH_ROUND_SECONDS=2 npm run bench   a quick smoke run
  *   BENCH_BASELINE=main npm run bench           that commit's Worker timed beside this one, per row
  *   node bench/run.mjs --profile documents-list  a CPU profile of the row and its floor (bench/profile.mjs)
@@ -474,11 +477,12 @@ async function seedRoutes(db) {
   // Today's run of route 01 under way (the school's today, as the Worker will compute it), for the
   // boarding row: the bench runs on the machine's clock, whatever weekday it is.
   const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/Mexico_City" }).format(new Date());
+  const startedAt = new Date().toISOString();
   await db
     .prepare(
       "INSERT INTO route_run (school_id, route_id, date, status, started_at, created_at, updated_at) VALUES (1, ?, ?, 'running', ?, ?, ?)",
     )
-    .bind(route.id, today, new Date().toISOString(), new Date().toISOString(), new Date().toISOString())
+    .bind(route.id, today, startedAt, startedAt, startedAt)
     .run();
   const ownRider = await db
     .prepare("SELECT student_id AS id FROM route_student WHERE route_id = ? ORDER BY id LIMIT 1")
@@ -490,6 +494,7 @@ async function seedRoutes(db) {
     stopId: stop.id,
     studentId: rider.id,
     runDate: today,
+    startedAt,
     boarder: ownRider.id,
   };
 }
@@ -773,6 +778,236 @@ async function measureOfflineBatch(url, headers, db, runId) {
   return { items: releases.length, sends: OFFLINE_SENDS, rows: rows.n, outcomes, times };
 }
 
+// ---------------------------------------------------------------- the bus run (issue 33)
+
+/** Rounds of the 40 buses' positions, each bus one position every 5 s (BENCH_BUS_ROUNDS). */
+const BUS_ROUNDS = Number(process.env.BENCH_BUS_ROUNDS ?? 6);
+const BUS_BOARDINGS = 200;
+const BUS_LIVE_READS = 30;
+
+/**
+ * Today's runs of the 40 bench routes under way (the machine's clock, the school's zone), their
+ * riders on every weekday (the bench may run on a weekend; after the timed rows, which read
+ * LIST_DATE, a Monday either way), then: first boardings of BUS_BOARDINGS riders one at a time
+ * (p50/p99, and the D1 round trips of a few through the counting Worker, and of a repeat);
+ * positions of the 40 buses, each sending its next one 5 s after its previous answer, for
+ * BUS_ROUNDS rounds (p50/p99, refused, late: an answer slower than the 5 s to the next);
+ * the demo parent's live view with the buses under way (p50, D1 round trips).
+ */
+async function measureBusRun(mf, url, headers, parentHeaders, db, transport) {
+  const now = new Date().toISOString();
+  await db.batch([
+    db.prepare("UPDATE route SET weekdays = 127 WHERE school_id = ? AND name LIKE 'Bench route %'").bind(NORTH),
+    db.prepare("UPDATE route_student SET weekdays = 127 WHERE school_id = ?").bind(NORTH),
+    // A school day whatever the machine's weekday: Monday's hours on Saturday and Sunday too.
+    db
+      .prepare(
+        `INSERT OR IGNORE INTO school_schedule (school_id, level, weekday, entry_time, dismissal_time, after_school_end_time, created_at, updated_at)
+         SELECT s.school_id, s.level, w.d, s.entry_time, s.dismissal_time, s.after_school_end_time, s.created_at, s.updated_at
+         FROM school_schedule s CROSS JOIN (SELECT 6 AS d UNION ALL SELECT 7) w WHERE s.school_id = ? AND s.weekday = 1`,
+      )
+      .bind(NORTH),
+    db
+      .prepare(
+        `INSERT INTO route_run (school_id, route_id, date, status, started_at, created_at, updated_at)
+         SELECT ?, r.id, ?, 'running', ?, ?, ? FROM route r WHERE r.school_id = ? AND r.name LIKE 'Bench route %'
+         AND NOT EXISTS (SELECT 1 FROM route_run x WHERE x.route_id = r.id AND x.date = ?)`,
+      )
+      .bind(NORTH, transport.runDate, now, now, now, NORTH, transport.runDate),
+  ]);
+  const riders = (
+    await db
+      .prepare(
+        `SELECT rs.route_id AS routeId, rs.student_id AS studentId, rs.stop_id AS stopId FROM route_student rs
+         JOIN route r ON r.id = rs.route_id WHERE r.school_id = ? AND r.name LIKE 'Bench route %'
+         AND NOT EXISTS (SELECT 1 FROM route_run_event e WHERE e.student_id = rs.student_id)
+         ORDER BY rs.id LIMIT ?`,
+      )
+      .bind(NORTH, BUS_BOARDINGS + 4)
+      .all()
+  ).results;
+  const routes = (
+    await db
+      .prepare("SELECT id FROM route WHERE school_id = ? AND name LIKE 'Bench route %' ORDER BY id")
+      .bind(NORTH)
+      .all()
+  ).results.map((r) => r.id);
+  const boarding = (r) => ({
+    method: "POST",
+    path: `/api/v1/route/${r.routeId}/run/boarding`,
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ studentId: r.studentId, event: "boarded", stopId: r.stopId, at: new Date().toISOString() }),
+  });
+  const timedFetch = async (r) => {
+    const started = performance.now();
+    const res = await fetch(`${url}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
+    const body = await res.text();
+    return { ms: performance.now() - started, status: res.status, body };
+  };
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+
+  // First boardings: the D1 round trips of three, then the timing of the others, one at a time.
+  const counted = await mf.getWorker("api-counted");
+  const boardCalls = [];
+  for (const r of riders.slice(0, 3)) {
+    const t = await traced(counted, boarding(r));
+    if (t.status !== 201)
+      throw new Error(`bus bench: a boarding answered ${t.status}: ${String(t.body).slice(0, 300)}`);
+    boardCalls.push(t.calls);
+  }
+  const repeat = await traced(counted, boarding(riders[0]));
+  const boardMs = [];
+  for (const r of riders.slice(4)) {
+    const t = await timedFetch(boarding(r));
+    if (t.status !== 201) throw new Error(`bus bench: a boarding answered ${t.status}: ${t.body.slice(0, 300)}`);
+    boardMs.push(t.ms);
+  }
+
+  // Positions: every bus sends one, then its next 5 s after the answer (the server's window is 5 s
+  // from the slot's first position, so a bus never sends into its own window), BUS_ROUNDS each.
+  const positionMs = [];
+  const statuses = {};
+  let late = 0;
+  const started = performance.now();
+  await Promise.all(
+    routes.map(async (routeId, i) => {
+      // The 40 buses spread over the first 5 s, as phones are.
+      await new Promise((resolve) => setTimeout(resolve, (i * 5000) / routes.length));
+      for (let k = 0; k < BUS_ROUNDS; k++) {
+        const lat = 19.4 + k * 0.001;
+        const t = await timedFetch({
+          method: "POST",
+          path: `/api/v1/route/${routeId}/run/position`,
+          headers: { ...headers, "content-type": "application/json" },
+          body: JSON.stringify({ lat, lon: -99.13, at: new Date().toISOString(), speed: 8 }),
+        });
+        positionMs.push(t.ms);
+        statuses[t.status] = (statuses[t.status] ?? 0) + 1;
+        if (t.ms > 5000) late++;
+        if (k < BUS_ROUNDS - 1) await new Promise((resolve) => setTimeout(resolve, 5000));
+      }
+    }),
+  );
+  const positionSeconds = (performance.now() - started) / 1000;
+
+  // The guardian's live view with 40 buses under way (the demo parent: guardian of the 3,000 riders).
+  const live = { method: "GET", path: "/api/v1/route/mine/live", headers: parentHeaders };
+  // The second: the first of an isolate also reads the school's zone (then kept in memory).
+  await traced(counted, live);
+  const liveTrace = await traced(counted, live);
+  const liveMs = [];
+  for (let i = 0; i < BUS_LIVE_READS; i++) {
+    const t = await timedFetch(live);
+    if (t.status !== 200) throw new Error(`bus bench: the live view answered ${t.status}: ${t.body.slice(0, 300)}`);
+    liveMs.push(t.ms);
+  }
+  const rides = JSON.parse((await timedFetch(live)).body).data.filter((d) => d.run === "running").length;
+  const b = sorted(boardMs);
+  const p = sorted(positionMs);
+  const l = sorted(liveMs);
+  return {
+    boardings: b.length,
+    boardP50: percentile(b, 50),
+    boardP99: percentile(b, 99),
+    boardCalls,
+    repeatCalls: repeat.calls,
+    buses: routes.length,
+    positions: p.length,
+    positionSeconds,
+    positionP50: percentile(p, 50),
+    positionP99: percentile(p, 99),
+    statuses,
+    late,
+    liveP50: percentile(l, 50),
+    liveP99: percentile(l, 99),
+    liveCalls: liveTrace.calls,
+    rides,
+  };
+}
+
+/** Endpoints one event fans out to (issue 33's row). */
+const FAN_OUT_ENDPOINTS = 20;
+
+/**
+ * One webhook event to FAN_OUT_ENDPOINTS endpoints, delivered through the webhook queue to real
+ * local receivers (test/node/webhook-receiver.ts: each delivery verified with the
+ * `standardwebhooks` library): the time from the request that raises the event (a student
+ * created) until every receiver got it, signed. A Miniflare of its own: the same bundle in the
+ * development environment (production refuses http and loopback URLs), the webhook queue with its
+ * consumer as wrangler.toml sets it (batches of 10, 2 s timeout), a fresh D1 with the demo seed.
+ */
+async function measureWebhookFanOut(bundle) {
+  const { startWebhookReceiver } = await tsImport("../test/node/webhook-receiver.ts", import.meta.url);
+  const receiver = await startWebhookReceiver();
+  const base = await miniflareOptions(bundle, undefined, [], {}, false);
+  const api = base.workers[0];
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    // Its request lines are not the bench's output.
+    handleStructuredLogs: () => {},
+    workers: [
+      {
+        ...api,
+        d1Databases: { DB: "bench-fan-out-db" },
+        bindings: { ...api.bindings, ENVIRONMENT: "development" },
+        queueProducers: { ...api.queueProducers, WEBHOOK_QUEUE: { queueName: "school-webhook" } },
+        queueConsumers: { "school-webhook": { maxBatchSize: 10, maxBatchTimeout: 2, maxRetries: 12 } },
+      },
+    ],
+  });
+  try {
+    const url = (await mf.ready).origin;
+    const db = await mf.getD1Database("DB");
+    await migrate(db);
+    await seedDemo(db);
+    const headers = {
+      authorization: `Bearer ${await adminToken()}`,
+      "x-school-id": String(NORTH),
+      "content-type": "application/json",
+    };
+    const names = Array.from({ length: FAN_OUT_ENDPOINTS }, (_, i) => `bench-fan-${i}`);
+    for (const name of names) {
+      const res = await fetch(`${url}/api/v1/webhook`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ url: `${receiver.url}/hook/${name}`, eventTypes: ["student.created"] }),
+      });
+      if (res.status !== 201) throw new Error(`fan-out bench: an endpoint answered ${res.status}: ${await res.text()}`);
+      const { secret } = await res.json();
+      await fetch(`${receiver.url}/endpoints/${name}`, {
+        method: "PUT",
+        body: JSON.stringify({ secrets: [secret], now: Math.floor(Date.now() / 1000) }),
+      });
+    }
+    const started = performance.now();
+    const res = await fetch(`${url}/api/v1/student`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ firstName: "Fan", lastName: "Out" }),
+    });
+    const answered = performance.now() - started;
+    if (res.status !== 201) throw new Error(`fan-out bench: the student answered ${res.status}: ${await res.text()}`);
+    const arrived = new Map();
+    let signed = 0;
+    while (arrived.size < names.length && performance.now() - started < 60_000) {
+      for (const name of names.filter((n) => !arrived.has(n))) {
+        const got = await (await fetch(`${receiver.url}/received/${name}`)).json();
+        if (got.length > 0) {
+          arrived.set(name, performance.now() - started);
+          if (got[0].verifiedWith.length > 0) signed++;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const times = [...arrived.values()].sort((a, b) => a - b);
+    return { endpoints: names.length, arrived: arrived.size, signed, answered, first: times[0], all: times.at(-1) };
+  } finally {
+    await mf.dispose().catch(() => {});
+    await receiver.close();
+  }
+}
+
 const BENCH_TASKS = 100;
 /** The bench's bookable slots: more than a run books (each request books one). */
 const BENCH_SLOTS = 60_000;
@@ -952,11 +1187,12 @@ function endpoints({ callers, documentId, runId, students, transport, notificati
     },
     {
       // The driver's phone sending a boarding again (a retry after a lost answer, the common case
-      // of a flaky connection): idempotent per rider, event and run, answered from one read. The
-      // first record of a boarding (the final list, one write, the school event) is counted in
+      // of a flaky connection): idempotent per rider, event and run: the boarding's guarded batch
+      // aborts, one read answers the first record (2 round trips). The first record of a boarding
+      // (ONE round trip) is timed after the table (measureBusRun), and counted in
       // test/route-run.test.ts "round trips".
       key: "route-run-boarding",
-      label: "POST /api/v1/route/{id}/run/boarding (a boarding recorded already: one read)",
+      label: "POST /api/v1/route/{id}/run/boarding (a boarding recorded already: its guard aborts, one read answers)",
       request: () => ({
         method: "POST",
         path: `/api/v1/route/${transport.routeId}/run/boarding`,
@@ -965,7 +1201,8 @@ function endpoints({ callers, documentId, runId, students, transport, notificati
           studentId: transport.boarder,
           event: "boarded",
           stopId: transport.stopId,
-          at: `${transport.runDate}T21:10:00.000Z`,
+          // The run's start (seeded at the machine's now): within the bounds of the phone's clock.
+          at: transport.startedAt,
           insistReason: "bench: the machine's day may not be a school day",
         }),
       }),
@@ -1773,6 +2010,38 @@ async function main() {
     );
     if (offline.rows !== offline.items) {
       console.error(`BENCH FAILED: offline releases recorded ${offline.rows} rows, not ${offline.items}`);
+      process.exitCode = 1;
+    }
+  }
+  if (!only.length || only.includes("route-run-boarding")) {
+    await callers.renew();
+    const bus = await measureBusRun(mf, url, callers.auth, callers.asParent, db, transport);
+    console.log(
+      `bus run: first boardings (${bus.boardings}, one at a time): p50 ${fmt(bus.boardP50, 1)} ms, p99 ${fmt(bus.boardP99, 1)} ms, ` +
+        `D1 calls ${bus.boardCalls.join("/")} (a repeat: ${bus.repeatCalls})`,
+    );
+    console.log(
+      `bus run: positions of ${bus.buses} buses, each every 5 s after its answer, ${bus.positions} in ${fmt(bus.positionSeconds, 1)} s: ` +
+        `p50 ${fmt(bus.positionP50, 1)} ms, p99 ${fmt(bus.positionP99, 1)} ms, statuses ${JSON.stringify(bus.statuses)}, late (over 5 s) ${bus.late}`,
+    );
+    console.log(
+      `bus run: the demo parent's live view (${bus.rides} rides under way): p50 ${fmt(bus.liveP50, 1)} ms, ` +
+        `p99 ${fmt(bus.liveP99, 1)} ms, D1 calls ${bus.liveCalls}`,
+    );
+    if (Object.keys(bus.statuses).some((s) => s !== "201")) {
+      console.error("BENCH FAILED: a bus's position was refused");
+      process.exitCode = 1;
+    }
+  }
+  if (!only.length || only.includes("route-run-boarding")) {
+    const fan = await measureWebhookFanOut(bundle);
+    console.log(
+      `webhook fan-out: one event (student.created) to ${fan.endpoints} endpoints through the queue: ${fan.arrived} arrived, ` +
+        `${fan.signed} verified by standardwebhooks; the request answered in ${fmt(fan.answered, 1)} ms, the first ` +
+        `delivery at ${fmt(fan.first, 0)} ms, all ${fan.arrived} at ${fmt(fan.all, 0)} ms`,
+    );
+    if (fan.arrived !== fan.endpoints || fan.signed !== fan.endpoints) {
+      console.error("BENCH FAILED: the fan-out did not reach every endpoint signed");
       process.exitCode = 1;
     }
   }

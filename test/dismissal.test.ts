@@ -4,7 +4,7 @@
  * names. Against real D1; dates follow the test clock (Monday 23 November 2026, Mexico City).
  */
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { dismissalReleases } from "../src/db/schema/dismissal";
 import { exitPermissions } from "../src/db/schema/exit-permission";
 import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
@@ -850,8 +850,18 @@ describe("offline releases", () => {
       };
       const post = async () =>
         t.request(`${D}/release/batch`, { method: "POST", token: await gate(), school: NORTH, body });
+      // The guardians' pushes of the batch's releases go to the queue in one call, not one each.
+      const queue = t.deps.queues.push;
+      const sends = vi.spyOn(queue, "send");
+      const batches = vi.spyOn(queue, "sendBatch");
+      onTestFinished(() => {
+        sends.mockRestore();
+        batches.mockRestore();
+      });
       const res = await post();
       expect(res.status, await res.clone().text()).toBe(200);
+      expect(sends).not.toHaveBeenCalled();
+      expect(batches.mock.calls.map(([messages]) => [...messages].length)).toEqual([2]);
       type Out = { results: { clientId: string; result: string; releaseId: number | null; reasons: string[] }[] };
       const first = await readJson<Out>(res);
       expect(first.results.map((r) => r.result)).toEqual(["released", "duplicate", "flagged", "unknown"]);

@@ -20,6 +20,7 @@ import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/
 import { type SchoolEvent, schoolEvent } from "../../lib/school-events";
 import { text } from "../../lib/text";
 import { verifyPickupPass } from "../exit-permission/api";
+import { dispatchAll, type Sending } from "../notification/api";
 import { schoolToday } from "../transport/api";
 import { permissions } from "./permissions";
 import { type Collector, dayOf, dayReads } from "./plan";
@@ -118,7 +119,7 @@ export async function createReleaseBatch(ctx: SchoolCtx, { body }: InputOf<typeo
   const permissionsBySlug = new Map(results.get(permitted).map((p) => [p.slug, p]));
 
   const write = new Batch(ctx);
-  const sendings: { dispatch(): Promise<void> }[] = [];
+  const sendings: Sending[] = [];
   const taken = new Map<number, number | null>();
   for (const e of day.entries) if (e.release) taken.set(e.studentId, e.release.id);
   const outcomes = items.map((item, i) => {
@@ -208,7 +209,8 @@ export async function createReleaseBatch(ctx: SchoolCtx, { body }: InputOf<typeo
       const row = o.result === "released" || o.result === "flagged" ? rows.get(o.clientId) : undefined;
       return row ? [{ type: "dismissal.released", data: { date: row.date, release: releaseRecord(row) } }] : [];
     });
-    await Promise.all(sendings.map((s) => s.dispatch()));
+    // The guardians' pushes: one queue call per 100 (not one per release).
+    await dispatchAll(ctx, sendings);
     // The school's other systems hear each release recorded here, as one made at the gate (the board logged it).
     await schoolEvent(ctx, ...recorded);
   }

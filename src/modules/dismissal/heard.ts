@@ -1,10 +1,11 @@
 /**
  * What the live board hears of changes made elsewhere (src/lib/school-events.ts): an exit permission
  * confirmed or withdrawn, a bus boarding or drop, a bus leaving on its run, each appended to the day's event log of the child
- * it is about (in one batch, after the change committed), so the stream announces it. A release is
- * logged by the release's own batch.
+ * it is about (in the verb's own batch: logged with the change or not at all), and the school's
+ * hub is told once it committed, so the stream announces it. A release is logged by the release's
+ * own batch.
  */
-import { Batch } from "../../db/batch";
+import type { Batch } from "../../db/batch";
 import type { SchoolCtx } from "../../lib/context";
 import type { SchoolEvent } from "../../lib/school-events";
 import { type EventType, eventOf } from "./events";
@@ -31,7 +32,7 @@ function factsOf(event: SchoolEvent): Record<string, unknown> {
 /** One field of a record the event carries (null when it has none). */
 const field = (o: object, key: string): unknown => (key in o ? Reflect.get(o, key) : null);
 
-export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEvent[]) {
+export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEvent[], batch: Batch) {
   const statements = events.flatMap((e) => {
     // A bus left on its run: the school's event of that day (no child; staff streams carry it).
     if (e.type === "route.departed" && typeof e.data.date === "string") {
@@ -45,7 +46,7 @@ export async function logSchoolEvents(ctx: SchoolCtx, events: readonly SchoolEve
     const type = BOARD_EVENTS[e.type];
     return type && e.student ? [eventOf(ctx, e.student.date, type, e.student.id, factsOf(e))] : [];
   });
-  if (statements.length === 0) return;
-  await new Batch(ctx).add(...statements).commit();
-  await publish(ctx);
+  if (statements.length === 0) return undefined;
+  batch.add(...statements);
+  return () => publish(ctx);
 }

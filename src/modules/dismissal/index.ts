@@ -11,7 +11,7 @@ export default defineModule({
   paths: ["/api/v1/dismissal"],
   permissions,
   // Changes made elsewhere (a permission confirmed or withdrawn, a boarding) go on the day's event log.
-  events: async (ctx, events) => (await import("./heard")).logSchoolEvents(ctx, events),
+  events: async (ctx, events, batch) => (await import("./heard")).logSchoolEvents(ctx, events, batch),
   load: async () => {
     const [board, setting, arrival, release, live, reunification, offline, listed] = await Promise.all([
       import("./board"),

@@ -15,5 +15,5 @@
  */
 export type { Audience, Localized, NotificationCategory } from "../../db/schema/notification";
 export { NOTIFICATION_CATEGORIES } from "../../db/schema/notification";
-export { type Notice, notify, type Sending } from "./notify";
+export { dispatchAll, type LocalizedSql, localizedSql, type Notice, notify, type Sending } from "./notify";
 export { type ReminderSweep, type ReminderTable, sweepReminders } from "./reminders";

@@ -31,9 +31,12 @@ export interface Notice {
   category: NotificationCategory;
   /** Pushed at once even during the recipient's quiet hours (an emergency always is). */
   urgent?: boolean;
-  /** A `Localized` text is one the service writes itself (each recipient reads their language); a string is staff's, sent as is. */
-  title: Localized | string;
-  body: Localized | string;
+  /**
+   * A `Localized` text is one the service writes itself (each recipient reads their language); a
+   * string is staff's, sent as is; `LocalizedSql` one whose words this batch reads (a rider's name).
+   */
+  title: Localized | string | LocalizedSql;
+  body: Localized | string | LocalizedSql;
   /** The record it is about (the app's deep link): its entity and id (an id this batch inserts: `X.insertedId()`). */
   about?: { entity: string; id: number | SQL<number> };
   audience: Audience;
@@ -48,9 +51,23 @@ export interface Sending {
   statements: Statement[];
   /** Enqueues the fan-out; call it after the batch committed. Never rejects. */
   dispatch(): Promise<void>;
+  /** The fan-out's queue message (`dispatchAll` sends many in batches). */
+  readonly message: PushMessage;
 }
 
-const both = (text: Localized | string): Localized => (typeof text === "string" ? { en: text, es: text } : text);
+/** A `Localized` built in SQL (`localizedSql`): the JSON text of `{ en, es }`. */
+export type LocalizedSql = SQL<Localized> & { readonly localized: true };
+
+/**
+ * A text in both languages whose parts are SQL (a name this batch reads), for a notice written in
+ * the same batch as what it reads.
+ * @example localizedSql(sql`${name} || ' is on the bus'`, sql`${name} || ' subió al autobús'`)
+ */
+export const localizedSql = (en: SQL<string>, es: SQL<string>): LocalizedSql =>
+  Object.assign(sql<Localized>`json_object('en', ${en}, 'es', ${es})`, { localized: true as const });
+
+const both = (text: Localized | string | LocalizedSql): Localized | LocalizedSql =>
+  typeof text === "string" ? { en: text, es: text } : text;
 
 /**
  * A notification from the current school to `notice.audience`: statements for the caller's batch,
@@ -86,6 +103,7 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
   const message: PushMessage = { kind: "fan-out", key, schoolId, after: 0 };
   return {
     key,
+    message,
     id: Notifications.insertedId(),
     // The audit row reads the count the insert computed, rather than resolving the audience again.
     statements: [
@@ -113,4 +131,22 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
       }
     },
   };
+}
+
+/**
+ * Enqueues the fan-outs of many sendings once their batch committed: one queue call per 100
+ * messages (as Queues allow), not one each (a gate's batch of 500 releases). Never rejects: the
+ * sweep enqueues what was lost, as for `dispatch()`.
+ */
+export async function dispatchAll(ctx: SchoolCtx, sendings: readonly Sending[]): Promise<void> {
+  const messages = sendings.map((s) => ({ body: s.message }));
+  try {
+    for (let i = 0; i < messages.length; i += 100) await ctx.deps.queues.push.sendBatch(messages.slice(i, i + 100));
+  } catch (err) {
+    log.warn("notifications not dispatched; the sweep will", {
+      queue: PUSH_QUEUE,
+      count: messages.length,
+      ...errorFields(err),
+    });
+  }
 }

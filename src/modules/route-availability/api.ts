@@ -6,5 +6,5 @@
 // For exit permissions: a confirmed permission's changes to route days, in its own batch.
 export { baseRiders, dayFields, riding, seatsOf } from "./day";
 // For the bus run (transport): who is on a route's final list today.
-export { type FinalList, type ListStudent, readFinalLists } from "./final-list";
+export { type FinalList, type ListStudent, listStanding, readFinalLists } from "./final-list";
 export { type ListChangeKind, listChange, nextVersion, ridersChanged, stampVersion } from "./versions";

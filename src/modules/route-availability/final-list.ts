@@ -286,3 +286,42 @@ function listOf(
     students: list,
   };
 }
+
+/**
+ * Where one student stands on the final list of `routeId` on `date`, in SQL, as `readFinalLists`
+ * decides it for a day the route runs (a regular rider of that weekday: away when suspended that
+ * day or by a confirmed change, else riding; otherwise joining by a confirmed change; else not on
+ * it): `status` null when not on the list, `reason` the away's or the join's. For a verb that must
+ * decide in the same batch as its write (a bus run's boarding: the run under way says the day runs).
+ */
+export function listStanding(ctx: SchoolCtx, routeId: number, date: string, studentId: SQLWrapper) {
+  const regular = [
+    eq(routeStudents.routeId, routeId),
+    sql`${routeStudents.studentId} = ${studentId}`,
+    runsOnWeekday(routeStudents.weekdays, date),
+  ];
+  const suspended = RouteStudents.pick(
+    ctx,
+    sql`CASE WHEN ${routeStudents.suspendedFrom} <= ${date} AND (${routeStudents.suspendedUntil} IS NULL OR ${routeStudents.suspendedUntil} >= ${date}) THEN coalesce(${routeStudents.suspensionReason}, 'Suspended') END`,
+    ...regular,
+  );
+  const day = RouteAvailabilities.pick(
+    ctx,
+    routeAvailabilities.id,
+    eq(routeAvailabilities.routeId, routeId),
+    eq(routeAvailabilities.date, date),
+  );
+  const change = (kind: "join" | "away") => [
+    sql`${routeAvailabilityStudents.routeAvailabilityId} IN ${day}`,
+    sql`${routeAvailabilityStudents.studentId} = ${studentId}`,
+    eq(routeAvailabilityStudents.kind, kind),
+    eq(routeAvailabilityStudents.confirmed, true),
+  ];
+  const isRegular = RouteStudents.exists(ctx, ...regular);
+  const away = RouteAvailabilityStudents.exists(ctx, ...change("away"));
+  const status = sql<Status | null>`CASE WHEN ${isRegular} THEN CASE WHEN ${suspended} IS NOT NULL OR ${away} THEN 'away' ELSE 'riding' END WHEN ${RouteAvailabilityStudents.exists(ctx, ...change("join"))} THEN 'joining' END`;
+  const reason = sql<
+    string | null
+  >`CASE WHEN ${isRegular} THEN coalesce(${suspended}, ${RouteAvailabilityStudents.pick(ctx, routeAvailabilityStudents.reason, ...change("away"))}) ELSE ${RouteAvailabilityStudents.pick(ctx, routeAvailabilityStudents.reason, ...change("join"))} END`;
+  return { status, reason, rides: sql<boolean>`coalesce(${status} IN ('riding', 'joining'), 0)` };
+}

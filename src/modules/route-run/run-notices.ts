@@ -15,11 +15,11 @@ import {
   routeRunNotices,
   routeRuns,
 } from "../../db/schema/route-run";
-import { eq } from "../../db/sql";
+import { eq, type SQL, sql } from "../../db/sql";
 import type { SchoolCtx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
 import { zonedInstant } from "../../lib/zoned-time";
-import { notify } from "../notification/api";
+import { localizedSql, notify } from "../notification/api";
 import { readFinalLists } from "../route-availability/api";
 import { schoolZone } from "../school/api";
 import type { StopOut } from "../transport/api";
@@ -30,24 +30,31 @@ export const APPROACHING_MINUTES = 5;
 
 /**
  * The guardians of a rider hear that they boarded or were dropped, and where: statements for the
- * event's own batch, and the dispatch for after it committed.
+ * event's own batch, and the dispatch for after it committed. The rider's name and the stop's are
+ * SQL this batch reads (the boarding decides and writes in one round trip).
  */
 export function boardingNotice(
   ctx: SchoolCtx,
-  about: { routeId: number; studentId: number; firstName: string; event: "boarded" | "dropped"; stop: StopOut },
+  about: {
+    routeId: number;
+    studentId: number;
+    firstName: SQL<string>;
+    event: "boarded" | "dropped";
+    stopName: SQL<string>;
+  },
 ) {
   const name = about.firstName;
-  const at = about.stop.name;
+  const at = about.stopName;
   return notify(ctx, {
     category: "transport",
     title:
       about.event === "boarded"
-        ? { en: `${name} is on the bus`, es: `${name} subió al autobús` }
-        : { en: `${name} got off the bus`, es: `${name} bajó del autobús` },
+        ? localizedSql(sql`${name} || ' is on the bus'`, sql`${name} || ' subió al autobús'`)
+        : localizedSql(sql`${name} || ' got off the bus'`, sql`${name} || ' bajó del autobús'`),
     body:
       about.event === "boarded"
-        ? { en: `Boarded at ${at}.`, es: `Subió en ${at}.` }
-        : { en: `Dropped at ${at}.`, es: `Bajó en ${at}.` },
+        ? localizedSql(sql`'Boarded at ' || ${at} || '.'`, sql`'Subió en ' || ${at} || '.'`)
+        : localizedSql(sql`'Dropped at ' || ${at} || '.'`, sql`'Bajó en ' || ${at} || '.'`),
     about: { entity: "route", id: about.routeId },
     audience: { guardiansOf: [about.studentId] },
   });

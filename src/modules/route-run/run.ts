@@ -5,7 +5,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { Batch } from "../../db/batch";
+import { Batch, type Results } from "../../db/batch";
 import {
   RouteRunEvents,
   RouteRunPositions,
@@ -16,9 +16,9 @@ import {
 } from "../../db/schema/route-run";
 import { SchoolConfigurations, schoolConfigurations } from "../../db/schema/school-configuration";
 import { Students, students } from "../../db/schema/student";
-import { Routes, routes } from "../../db/schema/transport";
+import { RouteStops, Routes, routeStops, routes } from "../../db/schema/transport";
 import { and, eq, gte, lte, sql } from "../../db/sql";
-import { inList } from "../../db/write";
+import { abortIf, GuardFailed, inList } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { dateTime, schoolDate } from "../../lib/dates";
 import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
@@ -26,11 +26,12 @@ import { m, verbatim } from "../../lib/message";
 import { hit } from "../../lib/rate-limit";
 import { IdParams } from "../../lib/resource";
 import { defineRoute, type InputOf, json, jsonBody, operation } from "../../lib/route";
-import { schoolEvent } from "../../lib/school-events";
+import { schoolEventsIn } from "../../lib/school-events";
 import { text } from "../../lib/text";
 import { dateIn } from "../../lib/zoned-time";
-import { readFinalLists } from "../route-availability/api";
+import { listStanding } from "../route-availability/api";
 import { schoolZone } from "../school/api";
+import { calendarOf, calendarReads, routeOff } from "../school-schedule/api";
 import { parseStops, permissions, routeVisible, schoolToday, stopsOf } from "../transport/api";
 import { boardingNotice, checkApproaching } from "./run-notices";
 import { eventsQuery, Position, RunEventRecord, RunState, runOf, runReads, stateOf } from "./run-state";
@@ -114,26 +115,37 @@ const startRoute = defineRoute({
 export const startRouteRun = operation(startRoute, async (ctx, { params }: InputOf<typeof startRoute>) => {
   const zone = await schoolZone(ctx);
   const date = dateIn(zone, ctx.deps.clock.now());
-  // One read: the route as the caller may see it, and the day's run with its state (started already: the answer).
+  // One read: the route as the caller may see it (its weekdays and levels), the school's calendar
+  // of the day, and the day's run with its state (started already: the answer).
   const read = new Batch(ctx);
   const routeRead = read.read(routeQuery(ctx, params.id));
+  const daysRead = read.read(
+    Routes.select(ctx, { weekdays: routes.weekdays, levels: routes.levels }).where(eq(routes.id, params.id)),
+  );
+  const calendarRead = calendarReads(ctx, read, date);
   const stateRead = runReads(ctx, read, params.id, date);
   const found = await read.commit();
   const route = routeOf(found.get(routeRead)[0], params.id);
   if (found.get(stateRead.run)[0]) return stateOf(route.id, date, route.stops, runOf(found, stateRead), zone);
-  const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
-  if (!lists[0]?.runs) throw unprocessable(m`Route ${route.id} does not run on ${date}`);
+  const [days] = found.get(daysRead);
+  // The final list's rule (route-availability): a school day of its levels, one of its weekdays.
+  if (!days || routeOff(date, calendarOf(found, calendarRead).calendar, days) !== null)
+    throw unprocessable(m`Route ${route.id} does not run on ${date}`);
   const at = ctx.deps.clock.now().toISOString();
-  // One write, the run's state read back in it.
+  // One write, the run's state read back in it, and the bus leaving on the live board (a school
+  // event, src/lib/school-events.ts): once per run, since a second start's unique day fails it all.
   const write = new Batch(ctx).add(
     ...RouteRuns.insert(ctx, { routeId: route.id, date, status: "running", startedAt: at, startedBy: ctx.userId }),
   );
+  const heard = await schoolEventsIn(ctx, write, {
+    type: "route.departed",
+    data: { routeId: route.id, date, departedAt: at },
+  });
   const after = runReads(ctx, write, route.id, date);
   try {
-    const state = stateOf(route.id, date, route.stops, runOf(await write.commit(), after), zone);
-    // The bus has left: the live board shows it (src/lib/school-events.ts), once per run.
-    await schoolEvent(ctx, { type: "route.departed", data: { routeId: route.id, date, departedAt: at } });
-    return state;
+    const results = await write.commit();
+    await heard(results);
+    return stateOf(route.id, date, route.stops, runOf(results, after), zone);
   } catch (err) {
     // Started at the same moment by another request: the unique day answers that run.
     if (!(err instanceof ApiError && err.status === 409)) throw err;
@@ -253,101 +265,156 @@ const boardingRoute = defineRoute({
   responses: { 201: json(RunEventRecord, "The event recorded") },
 });
 
+type BoardingBody = InputOf<typeof boardingRoute>["body"];
+
 export const recordRouteRunBoarding = operation(
   boardingRoute,
   async (ctx, { params, body }: InputOf<typeof boardingRoute>) => {
     const date = await schoolToday(ctx);
-    // One read: the route (as the caller may see it), today's run, the event if already recorded, the rider's name.
-    const batch = new Batch(ctx);
-    const routeRead = batch.read(routeQuery(ctx, params.id));
-    const runRead = batch.read(
-      RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status, startedAt: routeRuns.startedAt }).where(
-        eq(routeRuns.routeId, params.id),
-        eq(routeRuns.date, date),
-      ),
-    );
-    const thisEvent = () =>
-      eventsQuery(ctx).where(
-        inList(
-          routeRunEvents.runId,
-          RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, params.id), eq(routeRuns.date, date)),
-        ),
-        eq(routeRunEvents.studentId, body.studentId),
-        eq(routeRunEvents.event, body.event),
-      );
-    const eventRead = batch.read(thisEvent());
-    const nameRead = batch.read(
-      Students.select(ctx, { firstName: students.firstName }).where(eq(students.id, body.studentId)),
-    );
-    const results = await batch.commit();
-    const route = routeOf(results.get(routeRead)[0], params.id);
-    const stop = route.stops.find((s) => s.id === body.stopId);
-    if (!stop) throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${route.id}`);
-    const [run] = results.get(runRead);
-    if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
-    const [before] = results.get(eventRead);
-    if (before) return before;
-    checkAt(body.at, run.startedAt, ctx.deps.clock.now());
-    const [student] = results.get(nameRead);
-    if (!student) throw notFound(m`Student ${body.studentId} not found`);
-
-    const { lists } = await readFinalLists(ctx, { routeId: route.id }, date);
-    const listed = lists[0]?.students.find((s) => s.studentId === body.studentId);
-    const rides = listed && listed.status !== "away";
-    if (!rides && !body.insistReason) {
-      throw unprocessable(
-        listed
-          ? m`Student ${body.studentId} is not on today's list of route ${route.id}: ${verbatim(listed.reason ?? "away")}`
-          : m`Student ${body.studentId} is not on today's list of route ${route.id}`,
-      );
+    // A boarding as the driver sends it is ONE round trip: the checks are the guard of its own batch.
+    // Refused (or recorded already), one read says why (or answers the first record).
+    const ahead = Date.parse(body.at) > ctx.deps.clock.now().getTime() + CLOCK_SLACK_MS;
+    for (let attempt = 0; ; attempt++) {
+      if (!ahead) {
+        const recorded = await boardOnce(ctx, params.id, date, body);
+        if (recorded) return recorded;
+      }
+      const before = await boardingRefusal(ctx, params.id, date, body);
+      if (before) return before;
+      // The reads allow what the guard refused: the state changed in between; once more, then give up.
+      if (attempt >= 1) throw new Error("route run: a boarding the reads allow was refused twice by its guard");
     }
-    // One write: the event, its audit row and the guardians' push, then the event read back.
-    const told =
-      body.event === "no-show"
-        ? undefined
-        : boardingNotice(ctx, {
-            routeId: route.id,
-            studentId: body.studentId,
-            firstName: student.firstName,
-            event: body.event,
-            stop,
-          });
-    const write = new Batch(ctx).add(
-      ...RouteRunEvents.insert(ctx, {
-        runId: run.id,
-        studentId: body.studentId,
-        event: body.event,
-        stopId: stop.id,
-        at: body.at,
-        insistReason: rides ? null : (body.insistReason ?? null),
-        recordedBy: ctx.userId,
-      }),
-      ...(told?.statements ?? []),
-    );
-    const after = write.read(thisEvent());
-    let recorded: Awaited<ReturnType<typeof write.commit>>;
-    try {
-      recorded = await write.commit();
-    } catch (err) {
-      // Recorded at the same moment by another request: the unique event answers that one.
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
-      const first = await thisEvent().first();
-      if (!first) throw err;
-      return first;
-    }
-    const [event] = recorded.get(after);
-    if (!event) throw new Error("route run: the event was not read back");
-    if (told && body.event !== "no-show") {
-      await told.dispatch();
-      await schoolEvent(ctx, {
-        type: body.event === "boarded" ? "route.boarded" : "route.dropped",
-        data: { routeId: route.id, date, studentId: body.studentId, stopId: stop.id, at: body.at },
-        student: { id: body.studentId, date },
-      });
-    }
-    return event;
   },
 );
+
+/** The rider's record of this event on today's run of the route. */
+const thisEventOf = (ctx: SchoolCtx, routeId: number, date: string, body: BoardingBody) =>
+  eventsQuery(ctx).where(
+    inList(
+      routeRunEvents.runId,
+      RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, routeId), eq(routeRuns.date, date)),
+    ),
+    eq(routeRunEvents.studentId, body.studentId),
+    eq(routeRunEvents.event, body.event),
+  );
+
+/**
+ * The boarding in one batch: aborted unless every check holds (the route is the caller's, the stop
+ * is one of its stops, its run is under way and began at most five minutes after `at`, the event is
+ * not recorded yet, the rider is the school's and on today's final list or the driver insists),
+ * then the event, the guardians' push, the school event's webhook deliveries and the live board's
+ * row, and the event read back; after the commit the queue sends and the hub's publish. Undefined
+ * when the guard refused it (nothing written: `boardingRefusal` says why).
+ */
+async function boardOnce(ctx: SchoolCtx, routeId: number, date: string, body: BoardingBody) {
+  const student = sql`${body.studentId}`;
+  const standing = listStanding(ctx, routeId, date, student);
+  const runId = RouteRuns.pick(ctx, routeRuns.id, eq(routeRuns.routeId, routeId), eq(routeRuns.date, date));
+  // Stricter than `checkAt` by a second: the guard never lets through what the reads would refuse.
+  const slackDays = (CLOCK_SLACK_MS - 1000) / 86_400_000;
+  const ok = and(
+    Routes.exists(ctx, eq(routes.id, routeId), routeVisible(ctx, routes.transportId)),
+    RouteStops.exists(ctx, eq(routeStops.id, body.stopId), eq(routeStops.routeId, routeId)),
+    RouteRuns.exists(
+      ctx,
+      eq(routeRuns.routeId, routeId),
+      eq(routeRuns.date, date),
+      eq(routeRuns.status, "running"),
+      sql`(${routeRuns.startedAt} IS NULL OR julianday(${body.at}) >= julianday(${routeRuns.startedAt}) - ${slackDays})`,
+    ),
+    sql`NOT ${RouteRunEvents.exists(ctx, inList(routeRunEvents.runId, runId), eq(routeRunEvents.studentId, body.studentId), eq(routeRunEvents.event, body.event))}`,
+    Students.exists(ctx, eq(students.id, body.studentId), body.insistReason ? undefined : standing.rides),
+  );
+  const batch = new Batch(ctx).add(
+    abortIf(ctx.deps.db, sql`NOT (${ok})`),
+    ...RouteRunEvents.insert(ctx, {
+      runId: sql`${runId}`,
+      studentId: body.studentId,
+      event: body.event,
+      stopId: body.stopId,
+      at: body.at,
+      insistReason: body.insistReason ? sql`CASE WHEN ${standing.rides} THEN NULL ELSE ${body.insistReason} END` : null,
+      recordedBy: ctx.userId,
+    }),
+  );
+  let after = async (_: Results) => {};
+  if (body.event !== "no-show") {
+    const told = boardingNotice(ctx, {
+      routeId,
+      studentId: body.studentId,
+      firstName: sql`${Students.pick(ctx, students.firstName, eq(students.id, body.studentId))}`,
+      event: body.event,
+      stopName: sql`${RouteStops.pick(ctx, routeStops.name, eq(routeStops.id, body.stopId))}`,
+    });
+    batch.add(...told.statements);
+    const heard = await schoolEventsIn(ctx, batch, {
+      type: body.event === "boarded" ? "route.boarded" : "route.dropped",
+      data: { routeId, date, studentId: body.studentId, stopId: body.stopId, at: body.at },
+      student: { id: body.studentId, date },
+    });
+    after = async (results) => {
+      await told.dispatch();
+      await heard(results);
+    };
+  }
+  const recorded = batch.read(thisEventOf(ctx, routeId, date, body));
+  let results: Results;
+  try {
+    results = await batch.commit();
+  } catch (err) {
+    if (err instanceof GuardFailed) return undefined;
+    // Recorded at the same moment by another request: the unique event answers that one.
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+    const first = await thisEventOf(ctx, routeId, date, body).first();
+    if (!first) throw err;
+    return first;
+  }
+  const [event] = results.get(recorded);
+  if (!event) throw new Error("route run: the event was not read back");
+  await after(results);
+  return event;
+}
+
+/**
+ * Why a boarding was refused, in one read: a 404 or a 422 naming the reason (the route, the stop,
+ * no run under way, the phone's clock, the rider unknown or not on today's list); or the event as
+ * recorded already (the same rider and event again). Undefined when nothing refuses it.
+ */
+async function boardingRefusal(ctx: SchoolCtx, routeId: number, date: string, body: BoardingBody) {
+  const standing = listStanding(ctx, routeId, date, sql`${body.studentId}`);
+  const batch = new Batch(ctx);
+  const routeRead = batch.read(routeQuery(ctx, routeId));
+  const runRead = batch.read(
+    RouteRuns.select(ctx, { id: routeRuns.id, status: routeRuns.status, startedAt: routeRuns.startedAt }).where(
+      eq(routeRuns.routeId, routeId),
+      eq(routeRuns.date, date),
+    ),
+  );
+  const eventRead = batch.read(thisEventOf(ctx, routeId, date, body));
+  const riderRead = batch.read(
+    Students.select(ctx, { status: standing.status, reason: standing.reason }).where(eq(students.id, body.studentId)),
+  );
+  const results = await batch.commit();
+  const route = routeOf(results.get(routeRead)[0], routeId);
+  if (!route.stops.some((s) => s.id === body.stopId))
+    throw unprocessable(m`Stop ${body.stopId} is not a stop of route ${route.id}`);
+  const [run] = results.get(runRead);
+  if (run?.status !== "running") throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+  const [before] = results.get(eventRead);
+  if (before) return before;
+  checkAt(body.at, run.startedAt, ctx.deps.clock.now());
+  const [rider] = results.get(riderRead);
+  if (!rider) throw notFound(m`Student ${body.studentId} not found`);
+  const rides = rider.status === "riding" || rider.status === "joining";
+  if (!rides && !body.insistReason) {
+    throw unprocessable(
+      rider.status
+        ? m`Student ${body.studentId} is not on today's list of route ${route.id}: ${verbatim(rider.reason ?? "away")}`
+        : m`Student ${body.studentId} is not on today's list of route ${route.id}`,
+    );
+  }
+  return undefined;
+}
 
 // --- position ------------------------------------------------------------------------------------
 
@@ -366,7 +433,7 @@ const positionRoute = defineRoute({
   summary: `Record the vehicle's position on today's run (at most one every ${POSITION_EVERY_SECONDS} s)`,
   description:
     `At most one position every ${POSITION_EVERY_SECONDS} seconds per route: a 429 with retry-after beyond, and ` +
-    "RateLimit headers on every answer. Positions are kept for the day only, or not at all when the school year says " +
+    "RateLimit headers on every answer counted (201, 429: a position refused for its run or its time spends no slot). Positions are kept for the day only, or not at all when the school year says " +
     "so (`keepBusPositions`: the run keeps its last position only). The run must be running (422).",
   access: permissions.run,
   audit: "route-run-position",
@@ -392,7 +459,7 @@ export const recordRouteRunPosition = operation(
     const now = ctx.deps.clock.now();
     const date = await schoolToday(ctx);
     // One read: the route as the caller may see it, and its run under way today (with the school
-    // year's `keepBusPositions`); then the rate limit, then one write.
+    // year's `keepBusPositions`); then the rate limit (a position refused spends none), then one write.
     const read = new Batch(ctx);
     const routeRead = read.read(routeQuery(ctx, params.id));
     const runRead = read.read(
@@ -405,15 +472,16 @@ export const recordRouteRunPosition = operation(
     );
     const found = await read.commit();
     const route = routeOf(found.get(routeRead)[0], params.id);
+    const [run] = found.get(runRead);
+    if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
+    checkAt(body.at, run.startedAt, now);
+    // Only a position that would be recorded spends the route's slot (one upsert: check and count at once).
     const limited = await hit(ctx.deps.db, `route-position:${route.id}`, 1, POSITION_EVERY_SECONDS, now);
     if (!limited.allowed) {
       throw new ApiError(429, m`One position every ${POSITION_EVERY_SECONDS} seconds`, {
         headers: { "retry-after": String(limited.retryAfter) },
       });
     }
-    const [run] = found.get(runRead);
-    if (!run) throw unprocessable(m`Route ${route.id} has no run under way; start it first`);
-    checkAt(body.at, run.startedAt, now);
     const speed = body.speed ?? null;
     const at = now.toISOString();
     // The run's last position is bookkeeping (no audit row per position); the position row is the

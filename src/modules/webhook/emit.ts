@@ -1,7 +1,8 @@
 /**
  * Emitting an event: one message (the payload every endpoint receives, with its Standard Webhooks
  * id) and one delivery per active endpoint of the school subscribed to its type, written in ONE
- * batch (nothing at all when no endpoint wants it), then one queue message per delivery.
+ * batch — the verb's own when it tells a school event with `schoolEventsIn` — (nothing at all when
+ * no endpoint wants it), then one queue message per delivery.
  */
 import { Batch } from "../../db/batch";
 import {
@@ -27,56 +28,62 @@ const subscribed = (type: WebhookEventType) =>
   );
 
 /**
- * Sends `type` with `data` to every endpoint of the current school subscribed to it. Call it after
- * the change it reports has committed. Never throws: an event whose queue messages were lost is
- * sent by the sweep (`sweepWebhooks`), since its deliveries are stored first.
+ * Sends `type` with `data` to every endpoint of the current school subscribed to it, in a batch of
+ * its own. Call it after the change it reports has committed. Never throws: an event whose queue
+ * messages were lost is sent by the sweep (`sweepWebhooks`), since its deliveries are stored first.
  * @example await emitWebhookEvent(ctx, "student.created", { student: { id, firstName, ... } });
  */
 export async function emitWebhookEvent(ctx: SchoolCtx, type: WebhookEventType, data: Record<string, unknown>) {
   try {
-    const now = ctx.deps.clock.now();
-    const at = now.toISOString();
-    const msgId = `msg_${randomToken(18)}`;
-    const payload = JSON.stringify({ type, timestamp: at, data });
-    const endpoints = WebhookEndpoints.select(ctx, { id: webhookEndpoints.id }).where(subscribed(type)).getSQL();
-    const e = WebhookEndpoints.alias("e");
-    const message = WebhookMessages.select(ctx, { id: webhookMessages.id })
-      .where(eq(webhookMessages.msgId, msgId))
-      .getSQL();
     const batch = new Batch(ctx);
-    batch.add(
-      WebhookMessages.insertFrom(
-        ctx,
-        (row) => sql`SELECT ${row({ msgId, eventType: type, payload })} WHERE EXISTS (${endpoints})`,
-        at,
-      ),
-      WebhookDeliveries.insertFrom(
-        ctx,
-        (row) =>
-          sql`SELECT ${row({
-            endpointId: sql`${e.table.id}`,
-            messageId: sql`(${message})`,
-            status: "pending",
-            attempts: 0,
-            attemptLog: sql`${"[]"}`,
-            nextAttemptAt: at,
-          })} FROM ${e.from} WHERE ${e.where(ctx, sql`${e.table.id} IN (${endpoints}) AND EXISTS (${message})`)}`,
-        at,
-      ),
-    );
-    const created = batch.read(
-      WebhookDeliveries.select(ctx, { id: webhookDeliveries.id })
-        .join(WebhookMessages, eq(webhookMessages.id, webhookDeliveries.messageId))
-        .where(eq(webhookMessages.msgId, msgId)),
-    );
-    const deliveries = (await batch.commit()).get(created);
+    const created = webhookEventIn(ctx, batch, type, data);
     await enqueue(
       ctx,
-      deliveries.map((d) => d.id),
+      (await batch.commit()).get(created).map((d) => d.id),
     );
   } catch (err) {
     log.error("webhook event not emitted", { type, ...errorFields(err) });
   }
+}
+
+/**
+ * The event's message and its deliveries, added to `batch` (the verb's own: written with its change
+ * or not at all); answers the slot of the deliveries created, to `enqueue` once it committed.
+ */
+export function webhookEventIn(ctx: SchoolCtx, batch: Batch, type: WebhookEventType, data: Record<string, unknown>) {
+  const at = ctx.deps.clock.now().toISOString();
+  const msgId = `msg_${randomToken(18)}`;
+  const payload = JSON.stringify({ type, timestamp: at, data });
+  const endpoints = WebhookEndpoints.select(ctx, { id: webhookEndpoints.id }).where(subscribed(type)).getSQL();
+  const e = WebhookEndpoints.alias("e");
+  const message = WebhookMessages.select(ctx, { id: webhookMessages.id })
+    .where(eq(webhookMessages.msgId, msgId))
+    .getSQL();
+  batch.add(
+    WebhookMessages.insertFrom(
+      ctx,
+      (row) => sql`SELECT ${row({ msgId, eventType: type, payload })} WHERE EXISTS (${endpoints})`,
+      at,
+    ),
+    WebhookDeliveries.insertFrom(
+      ctx,
+      (row) =>
+        sql`SELECT ${row({
+          endpointId: sql`${e.table.id}`,
+          messageId: sql`(${message})`,
+          status: "pending",
+          attempts: 0,
+          attemptLog: sql`${"[]"}`,
+          nextAttemptAt: at,
+        })} FROM ${e.from} WHERE ${e.where(ctx, sql`${e.table.id} IN (${endpoints}) AND EXISTS (${message})`)}`,
+      at,
+    ),
+  );
+  return batch.read(
+    WebhookDeliveries.select(ctx, { id: webhookDeliveries.id })
+      .join(WebhookMessages, eq(webhookMessages.id, webhookDeliveries.messageId))
+      .where(eq(webhookMessages.msgId, msgId)),
+  );
 }
 
 /** One queue message per delivery (at most 100 a call, as Queues allow). */

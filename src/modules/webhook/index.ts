@@ -9,9 +9,17 @@ export default defineModule({
   paths: ["/api/v1/webhook"],
   permissions,
   // Every school event of a webhook type (src/lib/school-events.ts) goes to the endpoints subscribed to it.
-  events: async (ctx, events) => {
-    const { emitWebhookEvent } = await import("./emit");
-    for (const e of events.filter(isWebhookEvent)) await emitWebhookEvent(ctx, e.type, e.data);
+  // Its message and deliveries are written in the verb's batch; the queue hears them once it committed.
+  events: async (ctx, events, batch) => {
+    const posted = events.filter(isWebhookEvent);
+    if (posted.length === 0) return undefined;
+    const { webhookEventIn, enqueue } = await import("./emit");
+    const created = posted.map((e) => webhookEventIn(ctx, batch, e.type, e.data));
+    return (results) =>
+      enqueue(
+        ctx,
+        created.flatMap((slot) => results.get(slot).map((d) => d.id)),
+      );
   },
   load: async () => {
     const [r, deliveries] = await Promise.all([import("./resource"), import("./deliveries")]);
