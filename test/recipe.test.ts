@@ -8,6 +8,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { migrationStatements } from "../src/db/sql-script";
+import { type Doc, derivedFixture } from "./fixtures";
 import { DEMO, makeTestApp } from "./helpers";
 import note from "./recipe/note";
 
@@ -112,5 +113,24 @@ describe("a resource made from the recipe", () => {
     const write = await t.request("/api/v1/note", { method: "POST", token: teacher, school: 1, body: { title: "No" } });
     expect(write.status).toBe(403);
     expect((await t.request("/api/v1/note", { token: parent, school: 1 })).status).toBe(403);
+  });
+
+  it("gets its fixture for the generated suites derived from the create body's examples", async () => {
+    const doc = (await (await t.request("/api/openapi.json")).json()) as Doc;
+    const fixture = derivedFixture(doc, "/api/v1/note/{id}");
+    if (!fixture) throw new Error("no fixture derived for /api/v1/note/{id}");
+    const id = await fixture.create(t, 1);
+    const made = (await (await t.request(`/api/v1/note/${id}`, { token: admin, school: 1 })).json()) as Note;
+    expect(made).toMatchObject({ title: "Bus 3 is late on Fridays", body: "Call the driver before 3 pm" });
+    expect(fixture.bodies).toEqual({
+      updateNote: { title: "Bus 3 is late on Fridays", body: "Call the driver before 3 pm" },
+    });
+    const put = await t.request(`/api/v1/note/${id}`, {
+      method: "PUT",
+      token: admin,
+      school: 1,
+      body: fixture.bodies?.updateNote,
+    });
+    expect(put.status).toBe(204);
   });
 });
