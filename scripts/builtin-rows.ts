@@ -34,3 +34,27 @@ export function permissionRows(
 
 /** Statements as a migration file separates them (drizzle-kit's breakpoints). */
 export const asMigration = (statements: readonly string[]) => statements.join("\n--> statement-breakpoint\n");
+
+/**
+ * The permissions with their ids: one declared without (a new module's) takes the next free id
+ * after the highest declared, in declaration order; `assigned` is told each one given.
+ */
+export function withIds(
+  declared: readonly (Omit<PermissionDef, "id"> & { id?: number })[],
+  assigned: (p: PermissionDef) => void = () => {},
+): PermissionDef[] {
+  let next = Math.max(0, ...declared.map((p) => p.id ?? 0)) + 1;
+  return declared.map((p) => {
+    if (p.id !== undefined) return { ...p, id: p.id };
+    const given = { ...p, id: next++ };
+    assigned(given);
+    return given;
+  });
+}
+
+/** A `permissions.ts` text with `id` written into the declaration of the permission `name`. */
+export function idWritten(text: string, name: string, id: number): string {
+  const at = `name: ${JSON.stringify(name)}`;
+  if (!text.includes(at)) throw new Error(`${name}: not declared in this file`);
+  return text.replace(at, `id: ${id}, ${at}`);
+}

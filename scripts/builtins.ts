@@ -5,14 +5,17 @@
  * harmless and no row depends on when it was inserted. With `--append <migration>`, adds them to
  * that migration (the new table's, which drizzle-kit just wrote), so one migration holds a new
  * resource: its table and its permission rows.
+ *
+ * A permission declared without an `id` gets the next free one first, written into its module's
+ * `permissions.ts` (ids are published: access tokens carry them, so once written they stay).
  *   npm run db:generate -- --name note && npm run -s db:builtins -- --append migrations/<that file>.sql
  */
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
-import { BUILTIN_ROLES } from "../src/lib/access";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { BUILTIN_ROLES, type PermissionDef } from "../src/lib/access";
 import { APP_MODULES } from "../src/lib/app-modules";
 import { fold } from "../src/lib/fold";
-import { permissionCatalogue } from "../src/modules";
-import { BUILTIN_AT as AT, asMigration, permissionRows, quote as q } from "./builtin-rows";
+import { MODULES } from "../src/modules";
+import { BUILTIN_AT as AT, asMigration, idWritten, permissionRows, quote as q, withIds } from "./builtin-rows";
 
 const append = process.argv.includes("--append") ? process.argv[process.argv.indexOf("--append") + 1] : undefined;
 if (process.argv.includes("--append") && !append) throw new Error("--append names a migration file");
@@ -26,6 +29,28 @@ const sql = readdirSync(dir)
   .join("\n");
 const has = (pattern: RegExp) => pattern.test(sql);
 
+/** The modules' permissions, each with its id: one declared without gets the next free id, written in its file. */
+function permissionsWithIds(): PermissionDef[] {
+  const modules = new URL("../src/modules/", import.meta.url).pathname;
+  const files = readdirSync(modules).map((name) => `${modules}${name}/permissions.ts`);
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  return withIds(
+    MODULES.flatMap((m) => Object.values(m.permissions ?? {})),
+    (p) => {
+      const file = files.find((f) => read(f).includes(`name: ${JSON.stringify(p.name)}`));
+      if (!file) throw new Error(`${p.name}: no src/modules/*/permissions.ts declares it`);
+      writeFileSync(file, idWritten(read(file), p.name, p.id));
+      console.error(`${p.name}: id ${p.id}, written in ${file}`);
+    },
+  );
+}
+
 const wanted: string[] = [];
 for (const [key, role] of Object.entries(BUILTIN_ROLES)) {
   if (has(new RegExp(`INTO role \\([^)]*\\) VALUES \\(${role.id}, `))) continue;
@@ -33,7 +58,7 @@ for (const [key, role] of Object.entries(BUILTIN_ROLES)) {
     `INSERT OR IGNORE INTO role (id, key, name, name_search, created_at, updated_at) VALUES (${role.id}, ${q(key)}, ${q(role.name)}, ${q(fold(role.name))}, ${AT}, ${AT});`,
   );
 }
-wanted.push(...permissionRows(permissionCatalogue(), has));
+wanted.push(...permissionRows(permissionsWithIds(), has));
 
 for (const [key, m] of Object.entries(APP_MODULES)) {
   if (has(new RegExp(`INTO application_module \\([^)]*\\) VALUES \\(${m.id}, `))) continue;

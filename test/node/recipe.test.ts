@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { permissionRows } from "../../scripts/builtin-rows";
+import { idWritten, permissionRows, withIds } from "../../scripts/builtin-rows";
 import { migrationStatements } from "../../src/db/sql-script";
 import { permissions } from "../recipe/note/permissions";
 
@@ -88,5 +88,22 @@ describe("the recipe of a resource", () => {
         (v) => `INSERT OR IGNORE INTO role_permission (role_id, permission_id) VALUES ${v};`,
       ),
     );
+  });
+
+  it("gives a permission declared without an id the next free one, and writes it where it is declared", () => {
+    const given: string[] = [];
+    const ids = withIds(
+      [
+        { id: 170, name: "a.read", description: "A", grants: [] },
+        { name: "note.read", description: "B", grants: [] },
+        { id: 171, name: "b.read", description: "C", grants: [] },
+        { name: "note.write", description: "D", grants: [] },
+      ],
+      (p) => given.push(`${p.name} ${p.id}`),
+    );
+    expect(ids.map((p) => p.id)).toEqual([170, 172, 171, 173]);
+    expect(given).toEqual(["note.read 172", "note.write 173"]);
+    const text = readFileSync(join(RECIPE, "note/permissions.ts"), "utf8").replace("id: 990, ", "");
+    expect(idWritten(text, "note.read", 172)).toContain('read: { id: 172, name: "note.read"');
   });
 });
