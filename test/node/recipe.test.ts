@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { idWritten, permissionRows, withIds } from "../../scripts/builtin-rows";
+import { pendingSchemaChange } from "../../scripts/db-snapshot";
 import { migrationStatements } from "../../src/db/sql-script";
 import { permissions } from "../recipe/note/permissions";
 
@@ -106,4 +107,12 @@ describe("the recipe of a resource", () => {
     const text = readFileSync(join(RECIPE, "note/permissions.ts"), "utf8").replace("id: 990, ", "");
     expect(idWritten(text, "note.read", 172)).toContain('read: { id: 172, name: "note.read"');
   });
+
+  it("db:generate has nothing to add: every migration left the schema's snapshot behind", () => {
+    // A migration written by hand without its snapshot: the next generated one would repeat it.
+    expect(
+      pendingSchemaChange()?.sql,
+      "if the migrations already make this, `npm run -s db:snapshot -- --write` (scripts/db-snapshot.ts)",
+    ).toBeUndefined();
+  }, 60_000);
 });
