@@ -6,8 +6,8 @@
  *
  * `changes` is always an object of `{ old, new }` pairs, each value as the API knows it: a JSON
  * column's arrays and objects as JSON (not as their text), a boolean column's values as booleans
- * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL, for hand-written
- * audit statements too (the importers').
+ * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL (a `Change`'s
+ * `as: column` asks for it); the importers' audit rows are `auditRows` over their own FROM.
  */
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
