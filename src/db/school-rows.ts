@@ -1,7 +1,8 @@
-import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx, SchoolCtx } from "../lib/context";
 import type { Source } from "./query";
-import { eq, type SQL } from "./sql";
+import { eq, type SQL, sql } from "./sql";
+import { columnList } from "./write";
 
 /**
  * A table of a school's rows that are not records (no timestamps, no audit rows: a log a record's
@@ -14,10 +15,10 @@ export class SchoolRows<T extends SQLiteTable & { schoolId: SQLiteColumn }> impl
     return ctx.schoolId === null ? undefined : eq(this.table.schoolId, ctx.schoolId);
   }
 
-  /** drizzle's INSERT of one row in the current school (the school written here). */
+  /** The INSERT of one row in the current school (the school written here; columns not given are NULL). */
   insertRow(ctx: SchoolCtx, values: { [K in keyof Omit<T["$inferInsert"], "schoolId">]: T["$inferInsert"][K] | SQL }) {
-    // The given columns and the school: the table's insert type (TypeScript cannot see it through Omit).
-    const row = { ...values, schoolId: ctx.schoolId } as SQLiteInsertValue<T>;
-    return ctx.deps.db.insert(this.table).values(row);
+    return ctx.deps.db
+      .insert(this.table)
+      .select(sql`SELECT ${columnList(this.table, { ...values, schoolId: ctx.schoolId })}`);
   }
 }
