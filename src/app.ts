@@ -43,6 +43,8 @@ export interface AppOptions {
   deps: (env: Env) => Deps | Promise<Deps>;
   /** Mounts the development-only modules (the SMS outbox). */
   development: boolean;
+  /** Modules served besides the registry's (a test's throwaway resource: test/recipe/). */
+  modules?: readonly Module[];
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -165,7 +167,7 @@ export function createApp(options: AppOptions) {
   }
   common(app);
 
-  const modules = MODULES.filter((m) => !m.developmentOnly || options.development);
+  const modules = [...MODULES, ...(options.modules ?? [])].filter((m) => !m.developmentOnly || options.development);
   const subApps = new Map<Module, Promise<AppRouter>>();
   const loadedApps = new Map<Module, AppRouter>();
 

@@ -28,7 +28,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { auditShapeProblems } from "./audit-shape";
 import { fixturePhone } from "./fixture-kit";
-import { callOperation as call, fixtureFor, operationRequest } from "./fixtures";
+import { callOperation as call, derivedFixture, fixtureFor, operationRequest } from "./fixtures";
 import { allPages, documentedProblems, makeTestApp, PERMISSION_NAMES, problem, type TestApp } from "./helpers";
 import { openApiDocument } from "./openapi-document";
 
@@ -78,6 +78,9 @@ const UNKNOWN_SCHOOL = 999;
 const ALL = PERMISSION_NAMES;
 
 const { doc, operations, resolve } = await openApiDocument<Operation, Schema>();
+
+/** A path's fixture: its module's (test/fixtures/modules/), else one derived from the create body's examples. */
+const fixtureOf = (path: string) => fixtureFor(path) ?? derivedFixture(doc, path);
 
 const bodySchema = (op: Operation) => resolve(op.requestBody?.content["application/json"]?.schema);
 
@@ -264,7 +267,7 @@ export function conformance(part: number) {
           }
           const nested = arrays.filter((path) => path.length !== 1);
           expect(nested, "arrays below the body's top level: teach this test to fill them").toEqual([]);
-          const fixture = fixtureFor(path);
+          const fixture = fixtureOf(path);
           const given = fixture?.bodies?.[op.operationId];
           const made = typeof given === "function" ? await given(t, NORTH) : given;
           const base = (made ?? exampleBody(bodySchema(op))) as Record<string, unknown>;
@@ -295,7 +298,7 @@ export function conformance(part: number) {
       }
 
       if (hasId) {
-        const fixture = fixtureFor(path);
+        const fixture = fixtureOf(path);
 
         it("has a fixture, so its records can be made", () => {
           expect(fixture, `add an entry for ${path} to test/fixtures.ts`).toBeDefined();
@@ -356,7 +359,7 @@ export function conformance(part: number) {
           "writes exactly one audit row for its record when it succeeds",
           async () => {
             const t = makeTestApp();
-            const fixture = fixtureFor(path);
+            const fixture = fixtureOf(path);
             if (!fixture) throw new Error(`no fixture for ${path}`);
             const entity = op["x-audit"] ?? "";
             const [last] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
@@ -416,7 +419,7 @@ export function conformance(part: number) {
       if (collection && op["x-scope"] !== "platform") {
         it("never lists the other school's records", async () => {
           const t = makeTestApp();
-          const fixture = fixtureFor(path);
+          const fixture = fixtureOf(path);
           if (!fixture) throw new Error(`no fixture for ${path}`);
           const theirs = await fixture.create(t, SOUTH);
           const ours = await fixture.create(t, NORTH);

@@ -4,7 +4,7 @@
  * longest prefix of its own; a route with an `{id}` whose resource has no fixture fails the suite,
  * so every new resource adds one beside its module.
  */
-import type { Fixture, Fixtures } from "./fixture-kit";
+import { createVia, type Fixture, type Fixtures } from "./fixture-kit";
 import type { TestApp } from "./helpers";
 
 const modules = import.meta.glob<{ fixtures: Fixtures }>("./fixtures/modules/*.ts", { eager: true });
@@ -13,6 +13,59 @@ export const FIXTURES: Record<string, Fixture> = Object.assign({}, ...Object.val
 
 export { asSuperAdmin, createVia, uniq } from "./fixture-kit";
 export type { Fixture };
+
+/** The parts of an OpenAPI document a derived fixture reads. */
+interface BodySchema {
+  $ref?: string;
+  properties?: Record<string, BodySchema>;
+  required?: string[];
+  example?: unknown;
+}
+export type Doc = {
+  paths: Record<
+    string,
+    Record<string, { operationId: string; requestBody?: { content: Record<string, { schema?: BodySchema }> } }>
+  >;
+  components: { schemas: Record<string, BodySchema> };
+};
+
+/**
+ * The fixture of a resource no module fixture names (test/fixtures/modules/): a record made by its
+ * collection's POST with a body of the create schema's examples, and
+ * each other operation's body from its own schema's examples (every property that has one). Undefined when the collection has no
+ * such POST or a required property has no example (then the resource needs a fixture of its own:
+ * its create names records of others).
+ */
+export function derivedFixture(doc: Doc, path: string): Fixture | undefined {
+  const collection = path.replace(/\/\{id\}.*$/, "");
+  const resolve = (schema: BodySchema | undefined): BodySchema => {
+    let s = schema ?? {};
+    while (s.$ref) s = doc.components.schemas[s.$ref.split("/").at(-1) ?? ""] ?? {};
+    return s;
+  };
+  // Every property that has an example (an update's are all optional), as long as the required ones have.
+  const example = (schema: BodySchema | undefined): Record<string, unknown> | undefined => {
+    const s = resolve(schema);
+    const given = Object.entries(s.properties ?? {})
+      .map(([k, v]) => [k, resolve(v).example] as const)
+      .filter(([, v]) => v !== undefined);
+    const names = new Set(given.map(([k]) => k));
+    return (s.required ?? []).every((k) => names.has(k)) ? Object.fromEntries(given) : undefined;
+  };
+  const body = (op: Doc["paths"][string][string] | undefined) =>
+    example(op?.requestBody?.content["application/json"]?.schema);
+  const create = body(doc.paths[collection]?.post);
+  if (!create) return undefined;
+  const bodies: Record<string, unknown> = {};
+  for (const [p, item] of Object.entries(doc.paths)) {
+    if (!p.startsWith(`${collection}/`)) continue;
+    for (const op of Object.values(item)) {
+      const made = op.requestBody ? body(op) : undefined;
+      if (made) bodies[op.operationId] = made;
+    }
+  }
+  return { create: (t, school) => createVia(t, collection, school, create), bodies };
+}
 
 /** The fixture of an operation's path: the one whose collection path is the longest prefix of it. */
 export function fixtureFor(path: string): Fixture | undefined {

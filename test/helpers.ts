@@ -7,6 +7,7 @@ import { d1 } from "../src/db/client";
 import type { Deps, QueueProducer } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
 import { dohResolver } from "../src/lib/dns";
+import type { Module } from "../src/lib/module";
 import { logPush } from "../src/lib/push";
 import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/lib/sms";
@@ -87,6 +88,8 @@ export function makeTestApp(
   overrides: Omit<Partial<Deps>, "queues"> & {
     queues?: Omit<Deps["queues"], "webhook"> & Partial<Pick<Deps["queues"], "webhook">>;
   } = {},
+  /** Modules served besides the registry's (test/recipe/). */
+  modules: readonly Module[] = [],
 ) {
   const clock = new TestClock();
   const config = overrides.config ?? loadConfig(env);
@@ -114,7 +117,7 @@ export function makeTestApp(
       webhook: overrides.queues?.webhook ?? new PushQueue("school-webhook"),
     },
   };
-  const app = createApp({ deps: () => deps, development: true });
+  const app = createApp({ deps: () => deps, development: true, modules });
 
   async function request(
     path: string,

@@ -6,8 +6,8 @@
  *
  * `changes` is always an object of `{ old, new }` pairs, each value as the API knows it: a JSON
  * column's arrays and objects as JSON (not as their text), a boolean column's values as booleans
- * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL, for hand-written
- * audit statements too (the importers').
+ * (not 0/1), numbers as numbers. `auditValue` gives that value of a column in SQL (a `Change`'s
+ * `as: column` asks for it); the importers' audit rows are `auditRows` over their own FROM.
  */
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
@@ -150,7 +150,13 @@ export function auditUpdate(
 export interface Change {
   old: unknown;
   new: unknown;
-  ifChanged?: boolean;
+  /**
+   * `true`: recorded only when old and new differ (`IS NOT`); `"given"`: only when new is not null
+   * and differs (a file's empty cell keeps the stored value, so it changes nothing).
+   */
+  ifChanged?: boolean | "given";
+  /** Both values typed as this column's values are recorded (a JSON column's text as JSON, 0/1 as booleans). */
+  as?: SQLiteColumn;
 }
 
 /** An audit payload named field by field: `{ roleIds: { old: [1], new: [1, 4] } }`. */
@@ -177,7 +183,12 @@ function changeValue(value: unknown): SQL {
 export function changesOf(changes: Changes): SQL {
   const entries = Object.entries(changes);
   if (entries.length === 0) return sql`'{}'`;
-  const pair = (c: Change) => sql`json_object('old', ${changeValue(c.old)}, 'new', ${changeValue(c.new)})`;
+  const typed = (c: Change, value: unknown) => (c.as ? auditValue(c.as, changeValue(value)) : changeValue(value));
+  const pair = (c: Change) => sql`json_object('old', ${typed(c, c.old)}, 'new', ${typed(c, c.new)})`;
+  const differs = (c: Change) =>
+    c.ifChanged === "given"
+      ? sql`${changeValue(c.new)} IS NOT NULL AND ${changeValue(c.old)} IS NOT ${changeValue(c.new)}`
+      : sql`${changeValue(c.old)} IS NOT ${changeValue(c.new)}`;
   if (!entries.some(([, c]) => c.ifChanged)) {
     return sql`json_object(${sql.join(
       entries.map(([key, c]) => sql`${literal(key)}, ${pair(c)}`),
@@ -186,7 +197,7 @@ export function changesOf(changes: Changes): SQL {
   }
   const rows = entries.map(([key, c]) =>
     c.ifChanged
-      ? sql`(${literal(key)}, CASE WHEN ${changeValue(c.old)} IS NOT ${changeValue(c.new)} THEN ${pair(c)} END)`
+      ? sql`(${literal(key)}, CASE WHEN ${differs(c)} THEN ${pair(c)} END)`
       : sql`(${literal(key)}, ${pair(c)})`,
   );
   return sql`(SELECT json_group_object(column1, json(column2)) FROM (VALUES ${sql.join(rows, sql`, `)}) WHERE column2 IS NOT NULL)`;
@@ -204,6 +215,11 @@ export function auditCreated(
   keys: readonly string[],
   action = "create",
 ): Statement {
+  return insertSelect(ctx, target, where, action, createdChanges(target, keys));
+}
+
+/** The payload of a created row: the columns `keys`, old null and new the stored value (typed as the trail records it). */
+export function createdChanges(target: AuditTarget, keys: readonly string[]): SQL {
   const secret = new Set(target.secret ?? []);
   const columns = getTableColumns(target.table);
   const parts = keys.map((key) => {
@@ -212,7 +228,7 @@ export function auditCreated(
     const value = secret.has(key) ? sql`${REDACTED}` : auditValue(column, column);
     return sql`${literal(key)}, json_object('old', NULL, 'new', ${value})`;
   });
-  return insertSelect(ctx, target, where, action, sql`json_object(${sql.join(parts, sql`, `)})`);
+  return sql`json_object(${sql.join(parts, sql`, `)})`;
 }
 
 /**
@@ -265,10 +281,28 @@ export function auditAction(
   return insertSelect(ctx, target, where, action, changes);
 }
 
-/** `INSERT INTO audit_log SELECT ... FROM <table> WHERE <where>`: one audit row per matching row. */
-function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action: string, changes: SQL): Statement {
+/**
+ * The audit rows of a set-based write in hand-written SQL (an import's rows over `json_each`): one
+ * per row that `rows` (`FROM ... WHERE ...`, naming the target's table under its own name: an
+ * alias) selects, its record the target row's id, its school the row's (or the current one for a
+ * platform table), recorded at `at`.
+ */
+export function auditRows(
+  ctx: Ctx,
+  target: AuditTarget,
+  rows: SQL,
+  action: string,
+  changes: SQL,
+  at = ctx.deps.clock.now().toISOString(),
+): Statement {
+  return ctx.deps.db
+    .insert(auditLog)
+    .select(sql`SELECT ${sql.join(auditColumns(ctx, target, action, changes, at), sql`, `)} ${rows}`);
+}
+
+/** The select list of an audit row of the target's row in SQL (drizzle names every column of audit_log, in order). */
+function auditColumns(ctx: Ctx, target: AuditTarget, action: string, changes: SQL, now: string): SQL[] {
   const { actorType, actorId, actorName } = actorValues(ctx);
-  const now = ctx.deps.clock.now().toISOString();
   const values: Record<keyof typeof auditLog.$inferSelect, SQL> = {
     id: sql`NULL`,
     createdAt: sql`${now}`,
@@ -285,7 +319,12 @@ function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, act
   };
   // Drizzle lists every column of the table, in declaration order: select them in that order.
   const given = new Map<string, SQL>(Object.entries(values));
-  const select = Object.keys(getTableColumns(auditLog)).map((key) => given.get(key) ?? sql`NULL`);
+  return Object.keys(getTableColumns(auditLog)).map((key) => given.get(key) ?? sql`NULL`);
+}
+
+/** `INSERT INTO audit_log SELECT ... FROM <table> WHERE <where>`: one audit row per matching row. */
+function insertSelect(ctx: Ctx, target: AuditTarget, where: SQL | undefined, action: string, changes: SQL): Statement {
+  const select = auditColumns(ctx, target, action, changes, ctx.deps.clock.now().toISOString());
   const filter = where ? sql` WHERE ${where}` : sql``;
   return ctx.deps.db.insert(auditLog).select(sql`SELECT ${sql.join(select, sql`, `)} FROM ${target.table}${filter}`);
 }

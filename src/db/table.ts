@@ -30,19 +30,22 @@
  */
 import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Ctx, now, type SchoolCtx } from "../lib/context";
+import { KeptAliasHandler } from "./alias";
 import {
   type AuditTarget,
   auditAction,
   auditCreate,
   auditCreated,
   auditDelete,
+  auditRows,
   auditUpdate,
   type Changes,
   changesOf,
+  createdChanges,
 } from "./audit";
 import { type ColumnsOf, columnsOf, type Fields, type Query, query, type RowOf, type Source } from "./query";
 import { withSearch } from "./search";
-import { and, Column, eq, getTableName, is, ne, type SQL, type SQLWrapper, sql, TableAliasProxyHandler } from "./sql";
+import { and, Column, eq, getTableColumns, getTableName, is, ne, type SQL, type SQLWrapper, sql } from "./sql";
 import { columnList, guard, inList, insertedId, type Statement } from "./write";
 
 export { auditEntry, type Change, type Changes, REDACTED } from "./audit";
@@ -326,7 +329,11 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
    * the audit row's changes (named fields over the new row) when the record is more than its columns;
    * `inSchool`: a platform row (a device's token) recorded under the current school, as its updates are.
    */
-  insert(ctx: C, values: InsertSet<T>, options: { changes?: Changes; inSchool?: boolean } = {}) {
+  insert(
+    ctx: C,
+    values: InsertSet<T>,
+    options: { changes?: Changes; inSchool?: boolean; stored?: readonly (keyof InsertValues<T> & string)[] } = {},
+  ) {
     const at = now(ctx);
     const schoolId = this.tenancy === "none" ? null : ctx.schoolId;
     const row: SQLiteInsertValue<T> = {
@@ -335,11 +342,18 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
       updatedAt: at,
       ...(schoolId === null ? {} : { schoolId }),
     };
+    // `stored`: values the insert computes (a count over other tables), recorded as the row holds
+    // them rather than computed again.
+    const audited: Record<string, unknown> = { ...row };
+    const columns = getTableColumns(this.table);
+    for (const key of options.stored ?? []) {
+      audited[key] = sql`(${this.pick(ctx, sql`${columns[key]}`, eq(this.table.id, this.insertedId()))})`;
+    }
     return [
       ctx.deps.db.insert(this.table).values(withSearch(this.table, row)).returning(),
       options.changes
         ? auditAction(ctx, this.audit, eq(this.table.id, this.insertedId()), "create", changesOf(options.changes))
-        : auditCreate(ctx, this.audit, row, options.inSchool ? ctx.schoolId : schoolId),
+        : auditCreate(ctx, this.audit, audited, options.inSchool ? ctx.schoolId : schoolId),
     ] as const;
   }
 
@@ -479,6 +493,30 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
     ];
   }
 
+  /**
+   * The audit rows of a set-based write in hand-written SQL (an import's upsert over `json_each`):
+   * one per row of this table, under this accessor's name (an alias), that `rows` selects (`FROM
+   * ... WHERE ...`, the table joined with `joinOn`), recorded as `audit.action` with the named
+   * `changes` (SQL over the row and the file's values), or as created with the columns `created`;
+   * at `at` (default: now). The data layer writes actor, school, record and payload. Place it
+   * before an update (it reads the old values), after an insert (it reads the rows written).
+   * @example
+   * f.auditRows(ctx, sql`FROM json_each(${json}) j ${f.joinOn(ctx, sql`f.number = j.value->>0`, "CROSS JOIN")}
+   *   WHERE f.name IS NOT j.value->>1`, { action: "update", changes: { name: { old: sql`f.name`, new: sql`j.value->>1` } } });
+   */
+  auditRows(
+    ctx: C,
+    rows: SQL,
+    audit: ActionAudit | { action?: string; created: readonly (keyof InsertValues<T> & string)[] },
+    at = now(ctx),
+  ): Statement {
+    const [action, changes] =
+      "created" in audit
+        ? [audit.action ?? "create", createdChanges(this.audit, audit.created)]
+        : [audit.action, changesOf(audit.changes)];
+    return auditRows(ctx, this.audit, rows, action, changes, at);
+  }
+
   /** The audit rows of rows this batch removes some other way (a cascade): place before it. */
   auditRemoved(ctx: C, where: SQL | undefined, action = "delete"): Statement {
     return auditDelete(ctx, this.audit, this.where(ctx, where), action);
@@ -533,34 +571,6 @@ export class Data<T extends RecordTable, C extends Ctx = Ctx> implements Source 
   /** The same table recorded in the audit trail under another entity (a role membership as `school-administrator`). */
   as(entity: string): Data<T, C> {
     return new Data<T, C>(this.table, { entity, tenancy: this.tenancy, secret: this.audit.secret });
-  }
-}
-
-/** Drizzle's key for a table's columns (`getTableColumns` reads it). */
-const COLUMNS = Symbol.for("drizzle:Columns");
-
-/**
- * Drizzle's alias of a table, with each column made once: drizzle's handler wraps a column in a new
- * proxy at every access (`f.table.id` twice is two objects), so nothing could be kept per column.
- */
-class KeptAliasHandler<T extends SQLiteTable> extends TableAliasProxyHandler<T> {
-  private readonly kept = new Map<string | symbol, unknown>();
-
-  constructor(name: string) {
-    super(name, false);
-  }
-
-  override get(target: T, prop: string | symbol): unknown {
-    if (this.kept.has(prop)) return this.kept.get(prop);
-    const value: unknown = super.get(target, prop);
-    if (prop === COLUMNS && typeof value === "object" && value !== null) {
-      // The same column objects as the properties give.
-      const columns = Object.fromEntries(Object.keys(value).map((key) => [key, this.get(target, key)]));
-      this.kept.set(prop, columns);
-      return columns;
-    }
-    if (is(value, Column)) this.kept.set(prop, value);
-    return value;
   }
 }
 

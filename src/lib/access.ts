@@ -5,8 +5,9 @@
  * not a name, so a misspelt permission is a compile error and authorising needs no lookup.
  *
  * Ids are fixed because access tokens carry a bitmap of permission ids per school. The catalogue
- * is append-only: a new permission takes the next free id and a migration inserts it
- * (`npm run db:builtins` prints the SQL); test/access.test.ts checks code and database agree.
+ * is append-only: a new permission is declared without an id, `npm run -s db:builtins -- --append
+ * <the table's migration>` writes the next free one into its `permissions.ts` and the rows into the
+ * migration (docs/architecture.md "A resource"); test/access.test.ts checks code and database agree.
  */
 
 /** Built-in roles: fixed ids and keys, inserted by migrations. Super-admins hold every permission. */

@@ -3,7 +3,7 @@
  * permissions they use, its operations (routes + handlers, loaded on demand), its cron jobs and
  * its queue consumers. The app, the permission catalogue, the cron dispatcher and the queue
  * dispatcher are assembled from the registry (src/modules/index.ts), so adding a resource edits
- * its own module plus one registry line. Test fixtures live beside the module (`fixture.ts`).
+ * its own module, its table plus one registry line (docs/architecture.md "A resource").
  *
  * A module's `index.ts` holds only cheap facts. Its operations (their zod schemas are most of
  * the Worker's start-up time) are imported by `load` on the first request under its `paths`, so

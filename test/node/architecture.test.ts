@@ -8,10 +8,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   analyse,
-  DATA_LAYER_LEFT_TO_CONVERT,
+  dataLayerFindings,
   dataLayerRules,
   type Finding,
-  LEFT_TO_CONVERT,
   leftToConvert,
   MAX_LINES,
   OTHER_SCHOOL_FILES,
@@ -36,8 +35,7 @@ describe("the code's shape", () => {
     expect(where(report.tenantConditions)).toEqual([]);
   });
   it("writes no school in a module: no scope, insertedSchool or schoolId value, ofSchool only in platform files", () => {
-    // What is left is listed per file, and the count only goes down: lower it as files are converted.
-    expect(leftToConvert(report), where(report.tenantWrites).join("\n")).toEqual(LEFT_TO_CONVERT);
+    expect(leftToConvert(report), where(report.tenantWrites).join("\n")).toEqual({});
     for (const file of Object.keys(OTHER_SCHOOL_FILES)) {
       expect(readFileSync(join(ROOT, file), "utf8"), file).toContain("ofSchool(");
     }
@@ -67,14 +65,26 @@ describe("the code's shape", () => {
     ]);
     expect(tenantFindings("src/modules/school/service.ts", "X.ofSchool(3);")).toEqual([]);
   });
-  it("keeps audit payloads, audit calls and JSON decoding in the data layer (only the files left to convert, at their figures)", () => {
-    // A file over its ceiling (or not in the list) added a site; one under it converted some: lower its figure.
-    const counts = Object.fromEntries([...dataLayer.perFile].sort(([a], [b]) => a.localeCompare(b)));
-    const over = dataLayer.findings.filter(
-      (f) => (dataLayer.perFile.get(f.file) ?? 0) > (DATA_LAYER_LEFT_TO_CONVERT[f.file] ?? 0),
+  it("keeps audit payloads, audit calls and JSON decoding in the data layer", () => {
+    expect(where(dataLayer.findings)).toEqual([]);
+  });
+  it("refuses each hand-written audit payload, audit call and unchecked parse in a module file", () => {
+    const found = dataLayerFindings(
+      "src/modules/x/y.ts",
+      `import { auditCreate } from "../../db/audit";
+       const a = sql\`SELECT json_object('old', f.name, 'new', j.value) FROM f\`;
+       const b = auditCreate(ctx, target, values, 1);
+       const c = Families.auditAction(ctx, where, "x", changes);
+       const d = JSON.parse(text);
+       const fine = f.auditRows(ctx, sql\`FROM f\`, { action: "update", changes: { name: { old: null, new: 1 } } });`,
     );
-    expect(where(over)).toEqual([]);
-    expect(counts).toEqual(DATA_LAYER_LEFT_TO_CONVERT);
+    expect(found.map((f) => f.split(":")[0])).toEqual([
+      "imports the audit helpers",
+      "an audit payload written by hand",
+      "calls an audit helper",
+      "calls an audit helper",
+      "an unchecked JSON.parse",
+    ]);
   });
   it("imports another module only through its face (api.ts)", () => {
     expect(where(report.internalImports)).toEqual([]);

@@ -8,6 +8,7 @@
  */
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Level } from "../../lib/levels";
+import { SchoolRows } from "../school-rows";
 import { searchable, searchCopy } from "../search";
 import { sql } from "../sql";
 import { dataTable } from "../table";
@@ -249,3 +250,5 @@ export const RouteStops = dataTable(routeStops, { entity: "route-stop" });
 export const RouteStudents = dataTable(routeStudents, { entity: "route-student" });
 export const RouteAvailabilities = dataTable(routeAvailabilities, { entity: "route-availability" });
 export const RouteAvailabilityStudents = dataTable(routeAvailabilityStudents, { entity: "route-availability-student" });
+/** The list's change log (no record timestamps, not audited: the change it follows is). */
+export const RouteListChanges = new SchoolRows(routeListChanges);

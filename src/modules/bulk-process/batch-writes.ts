@@ -4,11 +4,11 @@
  * their role, and the process's progress. Each is one statement over the batch's rows as JSON
  * (`json_each`), never one per row.
  */
-import { auditLog } from "../../db/schema/audit-log";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
-import { RoleUsers, users } from "../../db/schema/core";
+import { RoleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers } from "../../db/schema/user";
 import { eq, sql } from "../../db/sql";
+import type { Changes } from "../../db/table";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
@@ -20,18 +20,15 @@ export type NewPerson = readonly [string, string, string, (string | null)?, (str
 const m = SchoolUsers.alias("m");
 const c = SchoolPeople.alias("c");
 const ru = RoleUsers.alias("ru");
+const u = Users.alias("u");
+
+/** A created row's audit changes: each key from nothing to the value of its SQL expression. */
+export const created = (values: Record<string, string>): Changes =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [key, { old: null, new: sql.raw(value) }]));
 
 export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
   const { db } = ctx.deps;
-  const school = ctx.schoolId ?? 0;
-  // Drizzle's INSERT ... SELECT names every column of audit_log in declaration order (id first).
-  const actor = sql`NULL, ${now}, ${now}, ${school}, 'import', ${processId}, NULL`;
-  /** A created row's audit pair: `key` from nothing to the value of the SQL expression `value`. */
-  const change = (key: string, value: string) => sql`${key}, json_object('old', NULL, 'new', ${sql.raw(value)})`;
-
   return {
-    actor,
-    change,
     /**
      * `rows` (`[phone, firstName, lastName, email?, language?, ...]`, every person of the batch):
      * unknown numbers become new people, invited, with the search copies of their names; a known
@@ -63,11 +60,16 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
                 WHERE ${m.where(ctx, sql`m.user_id = u.id AND m.deleted_at IS NULL`)})`,
           now,
         ).onConflictDoNothing(),
-        db.insert(auditLog).select(sql`
-        SELECT ${actor}, 'user', u.id, 'copy', json_object(${change("firstName", "c.first_name")},
-          ${change("lastName", "c.last_name")}, ${change("email", "c.email")}), NULL
-        ${sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0`}
-        ${c.joinOn(ctx, sql`c.user_id = u.id`, "CROSS JOIN")} WHERE c.created_at = ${now}`),
+        u.auditRows(
+          ctx,
+          sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0
+            ${c.joinOn(ctx, sql`c.user_id = u.id`, "CROSS JOIN")} WHERE c.created_at = ${now}`,
+          {
+            action: "copy",
+            changes: created({ firstName: "c.first_name", lastName: "c.last_name", email: "c.email" }),
+          },
+          now,
+        ),
         db
           .insert(users)
           .select(
@@ -76,23 +78,26 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
             FROM json_each(${fresh}) j WHERE true`,
           )
           .onConflictDoNothing({ target: users.phone }),
-        db.insert(auditLog).select(sql`
-        SELECT ${actor}, 'user', u.id, 'create', json_object(
-          ${change("phone", "u.phone")}, ${change("firstName", "u.first_name")}, ${change("lastName", "u.last_name")},
-          ${change("email", "u.email")}, ${change("language", "u.language")}, ${change("status", "u.status")}), NULL
-        FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`),
+        u.auditRows(
+          ctx,
+          sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`,
+          { created: ["phone", "firstName", "lastName", "email", "language", "status"] },
+          now,
+        ),
         RoleUsers.insertFrom(
           ctx,
           (row) => sql`SELECT ${row({ userId: sql`u.id`, roleId })}
             FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value WHERE u.deleted_at IS NULL`,
           now,
         ).onConflictDoNothing(),
-        db.insert(auditLog).select(sql`
-        SELECT ${actor}, 'role-user', ru.id, 'create',
-          json_object(${change("userId", "ru.user_id")}, ${change("roleId", "ru.role_id")}), NULL
-        FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
-        ${ru.joinOn(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`, "CROSS JOIN")}
-        WHERE ru.created_at = ${now}`),
+        ru.auditRows(
+          ctx,
+          sql`FROM json_each(${grant}) j CROSS JOIN user u ON u.phone = j.value
+            ${ru.joinOn(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`, "CROSS JOIN")}
+            WHERE ru.created_at = ${now}`,
+          { created: ["userId", "roleId"] },
+          now,
+        ),
       ];
     },
     /** The batch's rows counted as processed, while the process is still processing. */

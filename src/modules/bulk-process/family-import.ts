@@ -17,12 +17,12 @@
  * the writes are guarded as well (a student or parent in another family is never moved).
  */
 import { z } from "@hono/zod-openapi";
-import { auditLog } from "../../db/schema/audit-log";
 import { RoleUsers, Schools, schools } from "../../db/schema/core";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { eq, type SQL, sql } from "../../db/sql";
+import type { Change } from "../../db/table";
 import type { Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
@@ -295,6 +295,7 @@ const f = Families.alias("f");
 const s = Students.alias("s");
 const p = Parents.alias("p");
 const ru = RoleUsers.alias("ru");
+const g = Guardians.alias("g");
 
 /** What the batch's one read answers, as JSON arrays: [folded number, its parents' phones]. */
 const Phones = z.array(z.string());
@@ -429,12 +430,14 @@ async function writeBatch(
   const newStudents = JSON.stringify(ok.filter((r) => !studs.has(r.values[2])).map((r) => r.values[2]));
   const links = JSON.stringify(ok.flatMap((r) => r.values[7].map((p) => [r.values[2], p[0], p[3]])));
 
-  const { actor, change, people: invite, progress } = batchWrites(ctx, processId, now);
-  const diff = (key: string, oldV: string, newValue: string | SQL) => {
-    const newV = typeof newValue === "string" ? sql.raw(newValue) : newValue;
-    return sql`(${key}, CASE WHEN ${newV} IS NOT NULL AND ${sql.raw(oldV)} IS NOT ${newV}
-      THEN json_object('old', ${sql.raw(oldV)}, 'new', ${newV}) END)`;
-  };
+  const { people: invite, progress } = batchWrites(ctx, processId, now);
+  const fileFamilies = sql`FROM json_each(${familiesJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value->>0`, "CROSS JOIN")}`;
+  /** A field the row sets when it gives a value and that value differs. */
+  const diff = (old: string, to: string | SQL): Change => ({
+    old: sql.raw(old),
+    new: typeof to === "string" ? sql.raw(to) : to,
+    ifChanged: "given",
+  });
   /** The family of a folded number (an SQL expression of the JSON row). */
   const familyOf = (key: string) =>
     sql`(SELECT f.id FROM ${f.from} WHERE ${f.where(ctx, sql`f.family_number_search = ${sql.raw(key)}`)})`;
@@ -449,10 +452,12 @@ async function writeBatch(
 
   const statements: [Statement, ...Statement[]] = [
     // Families: renamed (audited first), then created or renamed by one upsert, then created audited.
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'family', f.id, 'update', json_object('name', json_object('old', f.name, 'new', j.value->>2)), NULL
-      FROM json_each(${familiesJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value->>0`, "CROSS JOIN")}
-      WHERE f.name IS NOT j.value->>2`),
+    f.auditRows(
+      ctx,
+      sql`${fileFamilies} WHERE f.name IS NOT j.value->>2`,
+      { action: "update", changes: { name: { old: sql`f.name`, new: sql`j.value->>2` } } },
+      now,
+    ),
     Families.insertFrom(
       ctx,
       (row) =>
@@ -465,21 +470,23 @@ async function writeBatch(
       set: { name: sql`excluded.name`, nameSearch: sql`excluded.name_search`, updatedAt: now },
       setWhere: sql`${families.name} IS NOT excluded.name`,
     }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'family', f.id, 'create', json_object(${change("familyNumber", "f.family_number")}, ${change("name", "f.name")}), NULL
-      FROM json_each(${familiesJson}) j ${f.joinOn(ctx, sql`f.family_number_search = j.value->>0`, "CROSS JOIN")}
-      WHERE f.created_at = ${now}`),
+    f.auditRows(ctx, sql`${fileFamilies} WHERE f.created_at = ${now}`, { created: ["familyNumber", "name"] }, now),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
     ...invite(everyone, grant, roleId),
     // The parent profiles join the family (never moved out of another one), with their relationship.
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'parent', p.id, 'update', (
-        SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ${diff("familyId", "p.family_id", familyOf("j.value->>4"))},
-          ${diff("relationship", "p.relationship", "j.value->>3")}) WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
-      ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
-      WHERE ${parentDiffers}`),
+    p.auditRows(
+      ctx,
+      sql`FROM json_each(${parentsJson}) j CROSS JOIN user u ON u.phone = j.value->>0
+        ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")} WHERE ${parentDiffers}`,
+      {
+        action: "update",
+        changes: {
+          familyId: diff("p.family_id", familyOf("j.value->>4")),
+          relationship: diff("p.relationship", "j.value->>3"),
+        },
+      },
+      now,
+    ),
     db
       .update(parents)
       .set({
@@ -494,15 +501,22 @@ async function writeBatch(
           ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")} WHERE ${parentDiffers})`,
       ),
     // Students: updated where a value differs (audited first), created, created audited.
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'student', s.id, 'update', (
-        SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ${diff("firstName", "s.first_name", "j.value->>3")}, ${diff("lastName", "s.last_name", "j.value->>4")},
-          ${diff("level", "s.level", "j.value->>5")}, ${diff("birthDate", "s.birth_date", "j.value->>6")},
-          ${diff("familyId", "s.family_id", familyOf("j.value->>0"))})
-        WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${studentsJson}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>2`, "CROSS JOIN")}
-      WHERE ${studentDiffers}`),
+    s.auditRows(
+      ctx,
+      sql`FROM json_each(${studentsJson}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>2`, "CROSS JOIN")}
+        WHERE ${studentDiffers}`,
+      {
+        action: "update",
+        changes: {
+          firstName: diff("s.first_name", "j.value->>3"),
+          lastName: diff("s.last_name", "j.value->>4"),
+          level: diff("s.level", "j.value->>5"),
+          birthDate: diff("s.birth_date", "j.value->>6"),
+          familyId: diff("s.family_id", familyOf("j.value->>0")),
+        },
+      },
+      now,
+    ),
     Students.insertFrom(
       ctx,
       (row) =>
@@ -540,12 +554,13 @@ async function writeBatch(
             OR (excluded.birth_date IS NOT NULL AND "student"."birth_date" IS NOT excluded.birth_date)
             OR "student"."family_id" IS NOT excluded.family_id)`,
     }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'student', s.id, 'create', json_object(
-        ${change("familyId", "s.family_id")}, ${change("firstName", "s.first_name")}, ${change("lastName", "s.last_name")},
-        ${change("idNumber", "s.id_number")}, ${change("level", "s.level")}, ${change("birthDate", "s.birth_date")}), NULL
-      FROM json_each(${newStudents}) j ${s.joinOn(ctx, sql`s.id_number = j.value`, "CROSS JOIN")}
-      WHERE s.created_at = ${now} AND s.deleted_at IS NULL`),
+    s.auditRows(
+      ctx,
+      sql`FROM json_each(${newStudents}) j ${s.joinOn(ctx, sql`s.id_number = j.value`, "CROSS JOIN")}
+        WHERE s.created_at = ${now} AND s.deleted_at IS NULL`,
+      { created: ["familyId", "firstName", "lastName", "idNumber", "level", "birthDate"] },
+      now,
+    ),
     // Guardians: each parent of the row guards its student (a link held already stays as it is).
     Guardians.insertFrom(
       ctx,
@@ -564,12 +579,15 @@ async function writeBatch(
           WHERE s.deleted_at IS NULL`,
       now,
     ).onConflictDoNothing({ target: [guardians.studentId, guardians.parentId] }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'guardian', g.id, 'create', json_object(
-        ${change("studentId", "g.student_id")}, ${change("parentId", "g.parent_id")}, ${change("relationship", "g.relationship")}), NULL
-      FROM json_each(${links}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>0`, "CROSS JOIN")}
-      CROSS JOIN user u ON u.phone = j.value->>1 ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
-      CROSS JOIN guardian g ON g.student_id = s.id AND g.parent_id = p.id WHERE g.created_at = ${now} AND s.deleted_at IS NULL`),
+    g.auditRows(
+      ctx,
+      sql`FROM json_each(${links}) j ${s.joinOn(ctx, sql`s.id_number = j.value->>0`, "CROSS JOIN")}
+        CROSS JOIN user u ON u.phone = j.value->>1 ${p.joinOn(ctx, sql`p.user_id = u.id`, "CROSS JOIN")}
+        ${g.joinOn(ctx, sql`g.student_id = s.id AND g.parent_id = p.id`, "CROSS JOIN")}
+        WHERE g.created_at = ${now} AND s.deleted_at IS NULL`,
+      { created: ["studentId", "parentId", "relationship"] },
+      now,
+    ),
     progress(ok.length),
   ];
   await db.batch(statements);

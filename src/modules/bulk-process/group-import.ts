@@ -9,7 +9,6 @@
  * in an earlier row. Each batch is one read and one `batch()` of `json_each` statements.
  */
 import { z } from "@hono/zod-openapi";
-import { auditLog } from "../../db/schema/audit-log";
 import { Schools, schools } from "../../db/schema/core";
 import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
@@ -157,6 +156,8 @@ const t = Teachers.alias("t");
 const s = Students.alias("s");
 const xTeacher = Teachers.alias("x");
 const xStudent = Students.alias("x");
+const lTeacher = GroupTeachers.alias("l");
+const lStudent = GroupStudents.alias("l");
 const Names = z.array(z.string());
 
 async function writeBatch(
@@ -209,7 +210,7 @@ async function writeBatch(
 
   // Each row's values, then the search copy of the group's name (6).
   const rows = JSON.stringify(ok.map((r) => [...r.values, fold(r.values[0])]));
-  const { actor, change, progress } = batchWrites(ctx, processId, now);
+  const { progress } = batchWrites(ctx, processId, now);
   // The year's group of that name whatever its case or accents (the row's search copy, 6).
   const groupOf = g.joinOn(ctx, sql`g.school_year = j.value->>2 AND g.name_search = j.value->>6`, "CROSS JOIN");
   const differs = sql`(g.level IS NOT j.value->>1 OR (j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3))`;
@@ -218,38 +219,52 @@ async function writeBatch(
     column: "teacher_id" | "student_id",
     index: number,
     join: SQL,
-  ) => [
-    table === "group_teacher"
-      ? GroupTeachers.insertFrom(
-          ctx,
-          (row) => sql`SELECT ${row({ groupId: sql`g.id`, teacherId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
+  ) => {
+    /** The links of the rows, as the batch wrote them. */
+    const written = (l: typeof lTeacher | typeof lStudent) =>
+      sql`FROM json_each(${rows}) j ${groupOf} CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join}
+        ${l.joinOn(ctx, sql`l.group_id = g.id AND l.${sql.identifier(column)} = x.id`, "CROSS JOIN")}
+        WHERE l.created_at = ${now}`;
+    return [
+      table === "group_teacher"
+        ? GroupTeachers.insertFrom(
+            ctx,
+            (
+              row,
+            ) => sql`SELECT ${row({ groupId: sql`g.id`, teacherId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          now,
-        ).onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
-      : GroupStudents.insertFrom(
-          ctx,
-          (row) => sql`SELECT ${row({ groupId: sql`g.id`, studentId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
+            now,
+          ).onConflictDoNothing({ target: [groupTeachers.groupId, groupTeachers.teacherId] })
+        : GroupStudents.insertFrom(
+            ctx,
+            (
+              row,
+            ) => sql`SELECT ${row({ groupId: sql`g.id`, studentId: sql`x.id` })} FROM json_each(${rows}) j ${groupOf}
               CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join} WHERE true`,
-          now,
-        ).onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, ${table === "group_teacher" ? "group-teacher" : "group-student"}, l.id, 'create', json_object(
-        ${change("groupId", "l.group_id")}, ${change(column === "teacher_id" ? "teacherId" : "studentId", `l.${column}`)}), NULL
-      FROM json_each(${rows}) j ${groupOf} CROSS JOIN json_each(j.value, ${`$[${index}]`}) m ${join}
-      CROSS JOIN ${sql.identifier(table)} l ON l.group_id = g.id AND l.${sql.identifier(column)} = x.id
-      WHERE l.created_at = ${now}`),
-  ];
+            now,
+          ).onConflictDoNothing({ target: [groupStudents.groupId, groupStudents.studentId] }),
+      // Each link written, audited as created.
+      table === "group_teacher"
+        ? lTeacher.auditRows(ctx, written(lTeacher), { created: ["groupId", "teacherId"] }, now)
+        : lStudent.auditRows(ctx, written(lStudent), { created: ["groupId", "studentId"] }, now),
+    ];
+  };
   const teacherJoin = sql`CROSS JOIN user u ON u.phone = m.value ${xTeacher.joinOn(ctx, sql`x.user_id = u.id`, "CROSS JOIN")}`;
   const studentJoin = xStudent.joinOn(ctx, sql`x.id_number = m.value AND x.deleted_at IS NULL`, "CROSS JOIN");
 
   const statements: [Statement, ...Statement[]] = [
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'group', g.id, 'update', (
-        SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ('level', CASE WHEN g.level IS NOT j.value->>1 THEN json_object('old', g.level, 'new', j.value->>1) END),
-          ('grade', CASE WHEN j.value->>3 IS NOT NULL AND g.grade IS NOT j.value->>3
-            THEN json_object('old', g.grade, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`),
+    g.auditRows(
+      ctx,
+      sql`FROM json_each(${rows}) j ${groupOf} WHERE ${differs}`,
+      {
+        action: "update",
+        changes: {
+          level: { old: sql`g.level`, new: sql`j.value->>1`, ifChanged: true },
+          grade: { old: sql`g.grade`, new: sql`j.value->>3`, ifChanged: "given" },
+        },
+      },
+      now,
+    ),
     Groups.insertFrom(
       ctx,
       (row) =>
@@ -267,10 +282,12 @@ async function writeBatch(
       setWhere: sql`"school_group"."level" IS NOT excluded.level
           OR (excluded.grade IS NOT NULL AND "school_group"."grade" IS NOT excluded.grade)`,
     }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'group', g.id, 'create', json_object(${change("name", "g.name")}, ${change("level", "g.level")},
-        ${change("schoolYear", "g.school_year")}, ${change("grade", "g.grade")}), NULL
-      FROM json_each(${rows}) j ${groupOf} WHERE g.created_at = ${now}`),
+    g.auditRows(
+      ctx,
+      sql`FROM json_each(${rows}) j ${groupOf} WHERE g.created_at = ${now}`,
+      { created: ["name", "level", "schoolYear", "grade"] },
+      now,
+    ),
     ...links("group_teacher", "teacher_id", 4, teacherJoin),
     ...links("group_student", "student_id", 5, studentJoin),
     progress(ok.length),

@@ -21,10 +21,8 @@
  *   row; a corrected file updates the profiles. An empty cell leaves the stored value as it is.
  */
 import { z } from "@hono/zod-openapi";
-import { auditValue } from "../../db/audit";
 import { Batch } from "../../db/batch";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
-import { auditLog } from "../../db/schema/audit-log";
 import { Users, users } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, sql } from "../../db/sql";
@@ -272,7 +270,7 @@ async function writeBatch(
 
   // Each row with the search copy of its profile value (a teacher's subjects, a position) last.
   const all = JSON.stringify(ok.map((r) => [...r.values, r.values[5] === null ? null : fold(r.values[5])]));
-  const { actor, progress } = batchWrites(ctx, processId, now);
+  const { progress } = batchWrites(ctx, processId, now);
   const profile = sql.identifier(spec.profileColumn);
   // The profile table as `p` (its scope: this school's rows), and as `o` for the other profiles.
   const p = profiles.alias("p");
@@ -299,16 +297,23 @@ async function writeBatch(
     // meanwhile is left alone.
     ...addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" }).statements,
     // One audit row per profile that changes, written before the change (it reads the old values).
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, ${spec.entity}, p.id, 'update', (
-        SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          (${spec.profileColumn}, CASE WHEN j.value->>5 IS NOT NULL AND p.${profile} IS NOT j.value->>5
-            THEN json_object('old', ${auditValue(profileField, sql`p.${profile}`)},
-              'new', ${auditValue(profileField, sql`j.value->>5`)}) END),
-          ('employeeNumber', CASE WHEN j.value->>6 IS NOT NULL AND p.employee_number IS NOT j.value->>6
-            THEN json_object('old', p.employee_number, 'new', j.value->>6) END))
-        WHERE column2 IS NOT NULL), NULL
-      ${rows} WHERE ${differs}`),
+    p.auditRows(
+      ctx,
+      sql`${rows} WHERE ${differs}`,
+      {
+        action: "update",
+        changes: {
+          [spec.profileColumn]: {
+            old: sql`p.${profile}`,
+            new: sql`j.value->>5`,
+            ifChanged: "given",
+            as: profileField,
+          },
+          employeeNumber: { old: sql`p.employee_number`, new: sql`j.value->>6`, ifChanged: "given" },
+        },
+      },
+      now,
+    ),
     // The change itself, driven by the file's rows (json_each first, then the unique indexes): an
     // upsert on (school_id, user_id) whose rows always exist (the role's trigger made them), so
     // it only ever takes its DO UPDATE branch.

@@ -13,7 +13,6 @@
  */
 import { z } from "@hono/zod-openapi";
 import { Batch } from "../../db/batch";
-import { auditLog } from "../../db/schema/audit-log";
 import { Students, students } from "../../db/schema/student";
 import {
   RouteStops,
@@ -285,7 +284,7 @@ async function writeBatch(
   if (ok.length === 0) return 0;
 
   const rows = JSON.stringify(ok);
-  const { actor, change, progress } = batchWrites(ctx, processId, now);
+  const { progress } = batchWrites(ctx, processId, now);
   // Rides home put on or changed move the day changes of the students' confirmed exit permissions.
   const home = ok.filter((r) => r[4] === "home");
   const again = home.length
@@ -298,13 +297,18 @@ async function writeBatch(
   const riderOf = rs.joinOn(ctx, sql`rs.route_id = j.value->>0 AND rs.student_id = j.value->>1`, "CROSS JOIN");
   const differs = sql`(rs.stop_id IS NOT j.value->>2 OR rs.weekdays IS NOT j.value->>3)`;
   const statements: [Statement, ...Statement[]] = [
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'route-student', rs.id, 'update', (
-        SELECT json_group_object(column1, json(column2)) FROM (VALUES
-          ('stopId', CASE WHEN rs.stop_id IS NOT j.value->>2 THEN json_object('old', rs.stop_id, 'new', j.value->>2) END),
-          ('weekdays', CASE WHEN rs.weekdays IS NOT j.value->>3
-            THEN json_object('old', rs.weekdays, 'new', j.value->>3) END)) WHERE column2 IS NOT NULL), NULL
-      FROM json_each(${rows}) j ${riderOf} WHERE ${differs}`),
+    rs.auditRows(
+      ctx,
+      sql`FROM json_each(${rows}) j ${riderOf} WHERE ${differs}`,
+      {
+        action: "update",
+        changes: {
+          stopId: { old: sql`rs.stop_id`, new: sql`j.value->>2`, ifChanged: true },
+          weekdays: { old: sql`rs.weekdays`, new: sql`j.value->>3`, ifChanged: true },
+        },
+      },
+      now,
+    ),
     RouteStudents.insertFrom(
       ctx,
       (row) =>
@@ -316,11 +320,12 @@ async function writeBatch(
       set: { stopId: sql`excluded.stop_id`, weekdays: sql`excluded.weekdays`, updatedAt: now },
       setWhere: sql`"route_student"."stop_id" IS NOT excluded.stop_id OR "route_student"."weekdays" IS NOT excluded.weekdays`,
     }),
-    db.insert(auditLog).select(sql`
-      SELECT ${actor}, 'route-student', rs.id, 'create', json_object(${change("routeId", "rs.route_id")},
-        ${change("studentId", "rs.student_id")}, ${change("stopId", "rs.stop_id")}, ${change("weekdays", "rs.weekdays")},
-        ${change("direction", "rs.direction")}), NULL
-      FROM json_each(${rows}) j ${riderOf} WHERE rs.created_at = ${now}`),
+    rs.auditRows(
+      ctx,
+      sql`FROM json_each(${rows}) j ${riderOf} WHERE rs.created_at = ${now}`,
+      { created: ["routeId", "studentId", "stopId", "weekdays", "direction"] },
+      now,
+    ),
     // Each rider's weekday rows anew from its mask: the unique index refuses a day another route has.
     db
       .delete(routeStudentDays)

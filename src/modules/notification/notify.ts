@@ -12,15 +12,8 @@
  * The fan-out (./fan-out.ts) writes one copy per recipient (their inbox) and queues the pushes to
  * their devices, honouring their preferences and quiet hours.
  */
-import { auditCreate } from "../../db/audit";
-import {
-  type Audience,
-  type Localized,
-  type NotificationCategory,
-  Notifications,
-  notifications,
-} from "../../db/schema/notification";
-import { eq, type SQL, sql } from "../../db/sql";
+import { type Audience, type Localized, type NotificationCategory, Notifications } from "../../db/schema/notification";
+import { type SQL, sql } from "../../db/sql";
 import type { Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { errorFields, log } from "../../lib/log";
@@ -81,7 +74,6 @@ const both = (text: Localized | string | LocalizedSql): Localized | LocalizedSql
 export function notify(ctx: SchoolCtx, notice: Notice): Sending {
   const schoolId = ctx.schoolId;
   const key = crypto.randomUUID();
-  const at = ctx.deps.clock.now().toISOString();
   const values = {
     key,
     category: notice.category,
@@ -99,29 +91,13 @@ export function notify(ctx: SchoolCtx, notice: Notice): Sending {
     senderId: ctx.actor.type === "user" && ctx.userId ? ctx.userId : null,
     recipientCount: countOf(ctx, notice.audience),
   };
-  const insert = Notifications.insertRow(ctx, values, at);
   const message: PushMessage = { kind: "fan-out", key, schoolId, after: 0 };
   return {
     key,
     message,
     id: Notifications.insertedId(),
     // The audit row reads the count the insert computed, rather than resolving the audience again.
-    statements: [
-      insert,
-      auditCreate(
-        ctx,
-        Notifications.audit,
-        {
-          ...values,
-          recipientCount: sql`(${Notifications.pick(
-            ctx,
-            notifications.recipientCount,
-            eq(notifications.id, Notifications.insertedId()),
-          )})`,
-        },
-        schoolId,
-      ),
-    ],
+    statements: [...Notifications.insert(ctx, values, { stored: ["recipientCount"] })],
     async dispatch() {
       try {
         await ctx.deps.queues.push.send(message);

@@ -9,6 +9,7 @@ import { Batch } from "../../db/batch";
 import { query } from "../../db/query";
 import {
   RouteAvailabilities,
+  RouteListChanges,
   RouteStudents,
   routeAvailabilities,
   routeAvailabilityStudents,
@@ -73,8 +74,7 @@ export function listChange(
   change: ListChangeKind,
   detail: string | null,
 ): Statement {
-  return ctx.deps.db.insert(routeListChanges).values({
-    schoolId: ctx.schoolId,
+  return RouteListChanges.insertRow(ctx, {
     routeAvailabilityId: dayId,
     version: versionOf(ctx, dayId),
     studentId,
