@@ -329,6 +329,8 @@ interface Plan {
   version: number;
   rows: Read<Reads["rows"]>;
   guardianRows: Read<Reads["guardianRows"]>;
+  /** The guardians grouped by child, made on the plan's first use. */
+  guardiansOf?: Map<number, GuardianRow[]>;
 }
 
 /**
@@ -384,10 +386,10 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
   const weekday = isoWeekday(date);
   const today = calendar.schedules.filter((s) => s.weekday === weekday);
   const byLevel = new Map(today.map((s) => [s.level, s]));
-  const guardiansOf = groupBy(
-    [...(plan?.guardianRows ?? results.get(reads.guardianRows))].sort((a, b) => a.parentId - b.parentId),
-    (g) => g.studentId,
-  );
+  // A kept plan keeps its guardians grouped (read-only: each entry shares its child's list).
+  const guardiansOf = plan
+    ? (plan.guardiansOf ??= guardiansByChild(plan.guardianRows))
+    : guardiansByChild(results.get(reads.guardianRows));
   const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
   const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
   const boarded = new Set(results.get(reads.boardings).map((b) => b.studentId));
@@ -396,11 +398,7 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
     // At school that day: a school day, and their level has a schedule that weekday (a school
     // without schedules, or a student without a level: every school day).
     const atSchool = off === null && (calendar.schedules.length === 0 || r.level === null || schedule !== undefined);
-    const gs = (guardiansOf.get(r.studentId) ?? []).map((g) => ({
-      ...g,
-      canPickUp: Boolean(g.canPickUp),
-      restricted: Boolean(g.restricted),
-    }));
+    const gs = guardiansOf.get(r.studentId) ?? [];
     const targets: Targets = r;
     const permitted = r.way === "auto_pickup" ? collectorOf(targets) : null;
     const collectors: Collector[] = !atSchool
@@ -463,6 +461,16 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
     reunification: reunion ?? null,
     entries,
   };
+}
+
+/** The guardians by child, in parent profile order, their flags as booleans. */
+function guardiansByChild(rows: Plan["guardianRows"]): Map<number, GuardianRow[]> {
+  return groupBy(
+    [...rows]
+      .sort((a, b) => a.parentId - b.parentId)
+      .map((g) => ({ ...g, canPickUp: Boolean(g.canPickUp), restricted: Boolean(g.restricted) })),
+    (g) => g.studentId,
+  );
 }
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
