@@ -113,6 +113,8 @@ export interface Entry {
   status: Status;
   arrival: ArrivalRow | null;
   release: ReleaseRow | null;
+  /** The kept plan's row of the line (the same object while the plan is kept): board.ts keeps its JSON. */
+  kept?: object;
 }
 
 export interface Day {
@@ -387,9 +389,8 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
   const today = calendar.schedules.filter((s) => s.weekday === weekday);
   const byLevel = new Map(today.map((s) => [s.level, s]));
   // A kept plan keeps its guardians grouped (read-only: each entry shares its child's list).
-  const guardiansOf = plan
-    ? (plan.guardiansOf ??= guardiansByChild(plan.guardianRows))
-    : guardiansByChild(results.get(reads.guardianRows));
+  if (plan && !plan.guardiansOf) plan.guardiansOf = guardiansByChild(plan.guardianRows);
+  const guardiansOf = plan?.guardiansOf ?? guardiansByChild(results.get(reads.guardianRows));
   const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
   const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
   const boarded = new Set(results.get(reads.boardings).map((b) => b.studentId));
@@ -449,6 +450,7 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
       status,
       arrival,
       release: release ? { ...release, flagged: Boolean(release.flagged) } : null,
+      kept: plan ? r : undefined,
     };
   });
   const [reunion] = results.get(reads.reunification);
