@@ -66,11 +66,13 @@ export const BUDGETS = {
    * at the merge, 2026-12-06; still 30 KiB past issue 30's 600 KiB line: the Spanish catalogue as a
    * static asset, ~20 KiB gzip, and the OpenAPI document built ahead are the next trims); 633 KiB
    * with the live board's re-checks of who may watch and D1 sessions (the bookmark on every answer,
-   * its parameter declared on every operation: 632.0 KiB measured at the merge, 2026-12-06). Size is the proxy; what the platform limits is start-up,
+   * its parameter declared on every operation: 632.0 KiB measured at the merge, 2026-12-06); 634 KiB
+   * with the school's board kept per isolate and its lines' JSON kept (633.2 KiB on its branch,
+   * 2026-12-07). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */
-  gzipBytes: 633 * 1024,
+  gzipBytes: 634 * 1024,
   /**
    * The ceiling for the full API (~300 operations) and for any entry, the libSQL one included: 400
    * KiB until tasks and appointments brought the libSQL entry to 406.4 KiB (the D1 one 386.8), 420

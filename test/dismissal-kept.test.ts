@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { d1 } from "../src/db/client";
 import { users } from "../src/db/schema/core";
+import { dismissalArrivals, dismissalReleases } from "../src/db/schema/dismissal";
 import { exitPermissions } from "../src/db/schema/exit-permission";
 import { parents } from "../src/db/schema/parent";
 import { guardians, students } from "../src/db/schema/student";
@@ -326,5 +327,33 @@ describe("the school's board kept per isolate", () => {
     expect(collectorIds(b, a.studentId)).toEqual([a.parentId]);
     b = await afterChange(() => t.db.delete(parents).where(eq(parents.id, a.parentId)));
     expect(collectorIds(b, a.studentId)).toEqual([]);
+  });
+
+  it("shows each change of the day's status, even one written without an event (the board's text is kept by all it is made of)", async () => {
+    const c = await makeFamily(t, NORTH);
+    const { seq } = await board();
+    let b = await afterChange(() =>
+      t.db.insert(dismissalArrivals).values({ schoolId: NORTH, date: TODAY, studentId: c.studentId, userId: c.userId }),
+    );
+    expect(lineOf(b, c.studentId)?.status).toBe("arrived");
+    b = await afterChange(() =>
+      t.db.update(dismissalArrivals).set({ status: "called" }).where(eq(dismissalArrivals.studentId, c.studentId)),
+    );
+    expect(lineOf(b, c.studentId)?.status).toBe("called");
+    b = await afterChange(() =>
+      t.db.insert(dismissalReleases).values({
+        schoolId: NORTH,
+        date: TODAY,
+        studentId: c.studentId,
+        collectorKind: "guardian",
+        collectorId: c.parentId,
+        collectorName: "Pat Family",
+        method: "list",
+        releasedAt: "2026-11-23T20:45:00.000Z",
+      }),
+    );
+    expect(lineOf(b, c.studentId)?.status).toBe("released");
+    // No event was written: the board's text followed the rows themselves.
+    expect(b.seq).toBe(seq);
   });
 });

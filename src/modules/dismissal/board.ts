@@ -102,11 +102,26 @@ export async function getBoard(ctx: SchoolCtx, { query }: InputOf<typeof boardRo
   const today = await schoolToday(ctx);
   const date = query.date ?? today;
   const day = await readDay(ctx, date, coverOf(ctx, today));
-  // The school's board: its lines' JSON kept with the plan (thousands of lines, most unchanged).
-  if (!day.entries.some((e) => e.kept)) return boardOf(day);
-  const { students, ...head } = boardOf({ ...day, entries: [] });
-  const text = `${JSON.stringify(head).slice(0, -1)},"students":[${day.entries.map(lineJson).join(",")}]}`;
-  return new Response(text, { headers: { "content-type": "application/json" } });
+  // The school's board from a kept plan: its text kept while the day is made of the same (nothing
+  // changed: the office's screens asking again), else written from its lines' kept JSON.
+  if (day.made === undefined) return boardOf(day);
+  const key = `${ctx.schoolId}:${date}`;
+  let board = written.get(key);
+  written.delete(key);
+  if (board?.made !== day.made) {
+    const { students, ...head } = boardOf({ ...day, entries: [] });
+    const text = `${JSON.stringify(head).slice(0, -1)},"students":[${day.entries.map(lineJson).join(",")}]}`;
+    board = { made: day.made, text };
+  }
+  written.set(key, board);
+  for (const old of written.keys()) {
+    if (written.size <= 4) break;
+    written.delete(old);
+  }
+  return new Response(board.text, { headers: { "content-type": "application/json" } });
 }
+
+/** The school's boards last written, by `school:date`, with what each was made of (four at most). */
+const written = new Map<string, { made: string; text: string }>();
 
 export const getBoardOperation = operation(boardRoute, getBoard);

@@ -125,6 +125,12 @@ export interface Day {
   seq: number;
   reunification: { id: number; reason: string; createdAt: string } | null;
   entries: Entry[];
+  /**
+   * With a kept plan: everything the day was made of, as a string (the plan's version, the calendar,
+   * the day's arrivals, releases, boardings, last event and reunification): two days with the same
+   * are the same day (board.ts keeps the school's board's text by it).
+   */
+  made?: string;
 }
 
 /**
@@ -462,6 +468,18 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
     seq: results.get(reads.seq)[0]?.seq ?? 0,
     reunification: reunion ?? null,
     entries,
+    made: plan
+      ? JSON.stringify([
+          plan.version,
+          off,
+          calendar.schedules,
+          results.get(reads.arrivals),
+          results.get(reads.releases),
+          results.get(reads.boardings),
+          results.get(reads.seq),
+          reunion ?? null,
+        ])
+      : undefined,
   };
 }
 
