@@ -81,13 +81,15 @@ const isInt = (x: unknown): x is number => Number.isInteger(x);
 
 function isWatching(a: unknown): a is Watching {
   if (typeof a !== "object" || a === null) return false;
-  const w = a as Record<string, unknown>;
+  const field = (name: string): unknown => Reflect.get(a, name);
+  const userId = field("userId");
+  const children = field("children");
   return (
-    typeof w.date === "string" &&
-    typeof w.today === "string" &&
-    isInt(w.last) &&
-    (w.userId === null || isInt(w.userId)) &&
-    (w.children === null || (Array.isArray(w.children) && w.children.every(isInt)))
+    typeof field("date") === "string" &&
+    typeof field("today") === "string" &&
+    isInt(field("last")) &&
+    (userId === null || isInt(userId)) &&
+    (children === null || (Array.isArray(children) && children.every(isInt)))
   );
 }
 
