@@ -112,6 +112,7 @@ describe("the school's board kept per isolate", () => {
   });
 
   it("is one D1 round trip kept or read afresh, and a kept board reads no student's plan", async () => {
+    await board(); // the school's zone, kept per isolate
     forgetKeptPlans();
     const request = async () => t.request(`${D}/board?date=${TODAY}`, { token: await staff(), school: NORTH });
     const first = await measure(request);
