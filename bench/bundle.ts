@@ -71,7 +71,8 @@ export const BUDGETS = {
    * (src/lib/isolate-data.ts: the Spanish catalogue -22.7 KiB, libphonenumber-js's metadata -19 KiB;
    * src/lib/pdf-lib/binary-trie.ts: fontkit's Unicode trie -12 KiB) and zod's fromJSONSchema is left
    * out (-2 KiB): 632.0 -> 571.5 KiB, issue 30's 600 KiB line met with room for ~40 operations; with a boarding in one round trip
-   * (school events' writes in the verb's batch, the final list's rule in SQL: +1.3 KiB on its branch). Size is the proxy; what the platform limits is start-up,
+   * (school events' writes in the verb's batch, the final list's rule in SQL: +1.3 KiB on its branch)
+   * and the school's board kept per isolate (+1.2 KiB on its branch). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */

@@ -162,9 +162,26 @@ export const dismissalReunifications = sqliteTable(
   ],
 );
 
+/**
+ * The version of the facts the dismissal board's plan reads, one row per school: triggers
+ * (migrations/0066) move it at every change of those tables, whatever writes them; the board kept
+ * per isolate is read again once it moved (src/modules/dismissal/plan.ts `readDay`). Never written
+ * by the app.
+ */
+export const dismissalBoardVersions = sqliteTable(
+  "dismissal_board_version",
+  {
+    ...record,
+    schoolId: schoolId(),
+    version: integer("version").notNull(),
+  },
+  (t) => [uniqueIndex("dismissal_board_version_school_uq").on(t.schoolId)],
+);
+
 export const DismissalSettings = dataTable(dismissalSettings, { entity: "dismissal-setting" });
 export const DismissalArrivals = dataTable(dismissalArrivals, { entity: "dismissal-arrival" });
 export const DismissalReleases = dataTable(dismissalReleases, { entity: "dismissal-release" });
 export const DismissalEvents = dataTable(dismissalEvents, { entity: "dismissal-event" });
 export const DismissalTickets = dataTable(dismissalTickets, { entity: "dismissal-ticket", secret: ["hash"] });
 export const DismissalReunifications = dataTable(dismissalReunifications, { entity: "dismissal-reunification" });
+export const DismissalBoardVersions = dataTable(dismissalBoardVersions, { entity: "dismissal-board-version" });

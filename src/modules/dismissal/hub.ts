@@ -70,8 +70,28 @@ const WatchingSchema = z.object({
 type Watching = z.infer<typeof WatchingSchema>;
 
 /** A socket's subscription, or null (a socket accepted without one: none here). */
-const watchingOf = (ws: WebSocket): Watching | null =>
-  WatchingSchema.safeParse(ws.deserializeAttachment()).data ?? null;
+const watchingOf = (ws: WebSocket): Watching | null => {
+  const a: unknown = ws.deserializeAttachment();
+  // The shape this hub writes, checked by hand (once per socket and publish: 500 sockets, no schema walk).
+  if (isWatching(a)) return a;
+  return WatchingSchema.safeParse(a).data ?? null;
+};
+
+const isInt = (x: unknown): x is number => Number.isInteger(x);
+
+function isWatching(a: unknown): a is Watching {
+  if (typeof a !== "object" || a === null) return false;
+  const field = (name: string): unknown => Reflect.get(a, name);
+  const userId = field("userId");
+  const children = field("children");
+  return (
+    typeof field("date") === "string" &&
+    typeof field("today") === "string" &&
+    isInt(field("last")) &&
+    (userId === null || isInt(userId)) &&
+    (children === null || (Array.isArray(children) && children.every(isInt)))
+  );
+}
 
 /** A Server-Sent Events subscriber: held in memory (a stream cannot hibernate). */
 interface Stream extends Watching {
@@ -344,29 +364,59 @@ export function dismissalLiveObject<E>(depsOf: (env: E) => Promise<Deps>) {
         for (const slot of slots) for (const r of all.get(slot)) watched.add(`${r.userId}:${r.studentId}`);
         for (const id of children) about.add(id);
       }
+      /**
+       * The children a watcher may still watch (null: the whole school; false: none, the stream
+       * ends), decided once per watcher (user and children) and publish, whatever their sockets.
+       */
+      const decided = new Map<string, number[] | null | false>();
+      const mayWatch = (w: Watching): number[] | null | false => {
+        if (w.userId === null) return w.children;
+        if (!w.children) return holding.has(w.userId) ? null : false;
+        const key = `${w.userId}:${w.children.join(",")}`;
+        let kept = decided.get(key);
+        if (kept === undefined) {
+          const still = w.children.filter((id) => !about.has(id) || watched.has(`${w.userId}:${id}`));
+          kept = still.length === 0 ? false : still;
+          decided.set(key, kept);
+        }
+        return kept;
+      };
       /** The subscription as it may still be: children no longer theirs dropped; null when it ends. */
       const recheck = (w: Watching): Watching | null => {
-        if (w.userId === null) return w;
-        if (!w.children) return holding.has(w.userId) ? w : null;
-        const kept = w.children.filter((id) => !about.has(id) || watched.has(`${w.userId}:${id}`));
-        if (kept.length === w.children.length) return w;
-        return kept.length === 0 ? null : { ...w, children: kept };
+        const kept = mayWatch(w);
+        if (kept === false) return null;
+        return kept === w.children || kept?.length === w.children?.length ? w : { ...w, children: kept };
       };
+      // Each event's JSON once, and the events a watcher of the whole school sees: the same for all.
+      const texts = events.map((e) => JSON.stringify(e));
+      const byChildren = new Map<string, boolean[]>();
+      const seen = (w: Watching) => {
+        const key = w.children === null ? "*" : w.children.join(",");
+        let shown = byChildren.get(key);
+        if (!shown) {
+          shown = events.map((e) => visible(w, e));
+          byChildren.set(key, shown);
+        }
+        return shown;
+      };
+      const lastSeq = events.at(-1)?.seq ?? from;
       // Only to subscribers the read covers (seen up to `from` or later): one that subscribed while
-      // it ran, further back, has a read of its own queued.
-      for (const { ws } of sockets) {
-        const current = watchingOf(ws);
-        if (!current || current.last < from) continue;
+      // it ran, further back, has a read of its own queued. Their attachments are as read above:
+      // deliveries of a date run one at a time, and only they write them.
+      for (const { ws, w: current } of sockets) {
+        if (current.last < from) continue;
         const allowed = recheck(current);
         try {
           if (!allowed) {
             ws.close(4403, "no longer allowed to watch");
             continue;
           }
-          const next = events.filter((e) => e.seq > allowed.last);
-          if (next.length === 0 && allowed === current) continue;
-          for (const e of next) if (visible(allowed, e)) ws.send(JSON.stringify(e));
-          ws.serializeAttachment({ ...allowed, last: next.at(-1)?.seq ?? allowed.last });
+          if (lastSeq <= allowed.last && allowed === current) continue;
+          const shown = seen(allowed);
+          for (let i = 0; i < events.length; i++) {
+            if ((events[i]?.seq ?? 0) > allowed.last && shown[i]) ws.send(texts[i] ?? "");
+          }
+          ws.serializeAttachment({ ...allowed, last: Math.max(lastSeq, allowed.last) });
         } catch {
           // closing: the client reconnects with `after`
         }

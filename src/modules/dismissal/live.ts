@@ -32,7 +32,7 @@ import { boardOf } from "./board";
 import { eventJson, eventsAfter, visibleTo } from "./events";
 import { subscribe } from "./hub";
 import { permissions } from "./permissions";
-import { type Cover, dayOf, dayReads, holdingRead } from "./plan";
+import { type Cover, dayRead, holdingRead } from "./plan";
 import { Board } from "./schemas";
 
 /** How long a ticket is valid. */
@@ -225,9 +225,9 @@ async function watcher(
 async function snapshot(ctx: SchoolCtx, date: string, cover: Cover, check?: number) {
   const batch = new Batch(ctx);
   const holding = check === undefined ? undefined : batch.read(holdingRead(ctx, [check]));
-  const reads = dayReads(ctx, batch, date, cover);
+  const read = dayRead(ctx, batch, date, cover);
   const results = await batch.commit();
-  const day = dayOf(results, reads, date, ctx);
+  const day = read(results);
   const held = !holding || results.get(holding).length > 0;
   return { board: boardOf(day), children: new Set(day.entries.map((e) => e.studentId)), held };
 }

@@ -12,10 +12,12 @@ import { RoleUsers, rolePermissions, roleUsers, Users, users } from "../../db/sc
 import { Delegates, delegates } from "../../db/schema/delegate";
 import {
   DismissalArrivals,
+  DismissalBoardVersions,
   DismissalEvents,
   DismissalReleases,
   DismissalReunifications,
   dismissalArrivals,
+  dismissalBoardVersions,
   dismissalEvents,
   dismissalReleases,
   dismissalReunifications,
@@ -111,6 +113,8 @@ export interface Entry {
   status: Status;
   arrival: ArrivalRow | null;
   release: ReleaseRow | null;
+  /** The kept plan's row of the line (the same object while the plan is kept): board.ts keeps its JSON. */
+  kept?: object;
 }
 
 export interface Day {
@@ -121,6 +125,12 @@ export interface Day {
   seq: number;
   reunification: { id: number; reason: string; createdAt: string } | null;
   entries: Entry[];
+  /**
+   * With a kept plan: everything the day was made of, as a string (the plan's version, the calendar,
+   * the day's arrivals, releases, boardings, last event and reunification): two days with the same
+   * are the same day (board.ts keeps the school's board's text by it).
+   */
+  made?: string;
 }
 
 /**
@@ -225,13 +235,27 @@ export function holdingRead(ctx: SchoolCtx, userIds: readonly number[] | SQLWrap
   );
 }
 
-/** Reads of one day into a batch; `dayOf` turns the results into the board. */
-export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cover) {
+/**
+ * Reads of one day into a batch; `dayOf` turns the results into the board. `held`: the version of
+ * the school's plan the isolate keeps (`readDay`): the whole school's plan reads (each student's
+ * plan, the guardians) then answer nothing when the school's version is still that one, and the
+ * batch reads the version itself.
+ */
+export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cover, held?: number) {
   const calendar = calendarReads(ctx, batch, date);
   const only = covered(ctx, cover);
+  const school = "school" in cover;
+  const version = school
+    ? batch.read(DismissalBoardVersions.select(ctx, { version: dismissalBoardVersions.version }))
+    : undefined;
+  // A condition of no column: SQLite checks it once, before the first row (none when kept).
+  const unlessKept =
+    school && held !== undefined
+      ? sql`NOT ${DismissalBoardVersions.exists(ctx, eq(dismissalBoardVersions.version, held))}`
+      : undefined;
   const rows = batch.read(
     withTargets(ctx, withUsualStop(studentDays(ctx, date, dayDetail(ctx, date))))
-      .where(only)
+      .where(only, unlessKept)
       // The summary's order: the index student_school_idx serves it.
       .orderBy(asc(students.lastName), asc(students.id)),
   );
@@ -255,7 +279,7 @@ export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cove
       .join(Users, eq(users.id, parents.userId))
       .join(guardianCopy, copyOf(guardianCopy, users.id, ctx.schoolId), "left")
       // Unordered (no sort step): `dayOf` groups them by child, in parent profile order.
-      .where(ofStudents(sql`${guardians.studentId}`)),
+      .where(ofStudents(sql`${guardians.studentId}`), unlessKept),
   );
   const arrivals = batch.read(
     DismissalArrivals.select(ctx, {
@@ -300,41 +324,88 @@ export function dayReads(ctx: SchoolCtx, batch: Batch, date: string, cover: Cove
   );
   // Who boarded a bus today (the route run's boardings): `boarded` on the board.
   const boardings = batch.read(boardingsOn(ctx, date, ofStudents));
-  return { calendar, rows, guardianRows, arrivals, releases, seq, reunification, boardings };
+  return { calendar, version, rows, guardianRows, arrivals, releases, seq, reunification, boardings };
 }
 
 type Reads = ReturnType<typeof dayReads>;
 type Results = Awaited<ReturnType<Batch["commit"]>>;
+
+type Read<S> = S extends Slot<infer T> ? T : never;
+
+/** The whole school's plan of a day as read: each student's plan, and the guardians. */
+interface Plan {
+  version: number;
+  rows: Read<Reads["rows"]>;
+  guardianRows: Read<Reads["guardianRows"]>;
+  /** The guardians grouped by child, made on the plan's first use. */
+  guardiansOf?: Map<number, GuardianRow[]>;
+}
+
+/**
+ * The whole school's plans of a day this isolate keeps, by `school:date` (the office's board, its
+ * live snapshot and the reunification report read them again and again, the plan rarely changes
+ * in between): valid while the school's `dismissal_board_version` is the one read with them, which
+ * triggers move at every change of a table the plan reads (migrations/0066; test/dismissal-kept.test.ts
+ * holds the list to the board's SQL). At most `KEPT_DAYS`, the least recently used leaving first.
+ */
+const kept = new Map<string, Plan>();
+const KEPT_DAYS = 4;
+
+/** The plan of `results`: the kept one when the version read is still its own, else the one read (kept). */
+function planOf(key: string, held: Plan | undefined, results: Results, reads: Reads): Plan | undefined {
+  if (!reads.version) return undefined;
+  const version = results.get(reads.version)[0]?.version;
+  kept.delete(key);
+  if (held && version === held.version) {
+    kept.set(key, held);
+    return held;
+  }
+  if (version === undefined) return undefined;
+  const plan = { version, rows: results.get(reads.rows), guardianRows: results.get(reads.guardianRows) };
+  kept.set(key, plan);
+  for (const old of kept.keys()) {
+    if (kept.size <= KEPT_DAYS) break;
+    kept.delete(old);
+  }
+  return plan;
+}
+
+/**
+ * One day's reads into `batch` for a cover, the whole school's from the plan this isolate keeps
+ * while it is current; the function it answers turns the committed results into the day.
+ */
+export function dayRead(ctx: SchoolCtx, batch: Batch, date: string, cover: Cover): (results: Results) => Day {
+  const key = "school" in cover ? `${ctx.schoolId}:${date}` : undefined;
+  const held = key === undefined ? undefined : kept.get(key);
+  const reads = dayReads(ctx, batch, date, cover, held?.version);
+  return (results) =>
+    dayOf(results, reads, date, ctx, key === undefined ? undefined : planOf(key, held, results, reads));
+}
 
 /** Whether a guardian may collect on `date` (the school's restriction first, then the capability). */
 export const guardianMay = (g: GuardianRow, date: string) =>
   g.canPickUp && !restrictedOn({ ...g, restricted: g.restricted }, date);
 
 /** The board of the day from the batch's results. */
-export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolCtx): Day {
+export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolCtx, plan?: Plan): Day {
   const { school, calendar } = calendarOf(results, reads.calendar);
   if (!school) throw notFound(m`School ${ctx.schoolId} not found`);
   const off = dayOff(date, calendar);
   const weekday = isoWeekday(date);
   const today = calendar.schedules.filter((s) => s.weekday === weekday);
   const byLevel = new Map(today.map((s) => [s.level, s]));
-  const guardiansOf = groupBy(
-    [...results.get(reads.guardianRows)].sort((a, b) => a.parentId - b.parentId),
-    (g) => g.studentId,
-  );
+  // A kept plan keeps its guardians grouped (read-only: each entry shares its child's list).
+  if (plan && !plan.guardiansOf) plan.guardiansOf = guardiansByChild(plan.guardianRows);
+  const guardiansOf = plan?.guardiansOf ?? guardiansByChild(results.get(reads.guardianRows));
   const arrivalOf = new Map(results.get(reads.arrivals).map((a) => [a.studentId, a]));
   const releaseOf = new Map(results.get(reads.releases).map((r) => [r.studentId, r]));
   const boarded = new Set(results.get(reads.boardings).map((b) => b.studentId));
-  const entries = results.get(reads.rows).map((r): Entry => {
+  const entries = (plan?.rows ?? results.get(reads.rows)).map((r): Entry => {
     const schedule = r.level ? byLevel.get(r.level) : undefined;
     // At school that day: a school day, and their level has a schedule that weekday (a school
     // without schedules, or a student without a level: every school day).
     const atSchool = off === null && (calendar.schedules.length === 0 || r.level === null || schedule !== undefined);
-    const gs = (guardiansOf.get(r.studentId) ?? []).map((g) => ({
-      ...g,
-      canPickUp: Boolean(g.canPickUp),
-      restricted: Boolean(g.restricted),
-    }));
+    const gs = guardiansOf.get(r.studentId) ?? [];
     const targets: Targets = r;
     const permitted = r.way === "auto_pickup" ? collectorOf(targets) : null;
     const collectors: Collector[] = !atSchool
@@ -385,6 +456,7 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
       status,
       arrival,
       release: release ? { ...release, flagged: Boolean(release.flagged) } : null,
+      kept: plan ? r : undefined,
     };
   });
   const [reunion] = results.get(reads.reunification);
@@ -396,7 +468,29 @@ export function dayOf(results: Results, reads: Reads, date: string, ctx: SchoolC
     seq: results.get(reads.seq)[0]?.seq ?? 0,
     reunification: reunion ?? null,
     entries,
+    made: plan
+      ? JSON.stringify([
+          plan.version,
+          off,
+          calendar.schedules,
+          results.get(reads.arrivals),
+          results.get(reads.releases),
+          results.get(reads.boardings),
+          results.get(reads.seq),
+          reunion ?? null,
+        ])
+      : undefined,
   };
+}
+
+/** The guardians by child, in parent profile order, their flags as booleans. */
+function guardiansByChild(rows: Plan["guardianRows"]): Map<number, GuardianRow[]> {
+  return groupBy(
+    [...rows]
+      .sort((a, b) => a.parentId - b.parentId)
+      .map((g) => ({ ...g, canPickUp: Boolean(g.canPickUp), restricted: Boolean(g.restricted) })),
+    (g) => g.studentId,
+  );
 }
 
 function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
@@ -413,9 +507,9 @@ function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
 /** Reads one day for the caller: staff the school, anyone else their own children. One round trip. */
 export async function readDay(ctx: SchoolCtx, date: string, cover: Cover, also?: (batch: Batch) => void): Promise<Day> {
   const batch = new Batch(ctx);
-  const reads = dayReads(ctx, batch, date, cover);
+  const day = dayRead(ctx, batch, date, cover);
   also?.(batch);
-  return dayOf(await batch.commit(), reads, date, ctx);
+  return day(await batch.commit());
 }
 
 /** The cover of the caller: the school for holders of `dismissal.read`, else their own children. */
@@ -425,3 +519,8 @@ export function coverOf(ctx: SchoolCtx, today: string): Cover {
 }
 
 export type { Slot };
+
+/** Forgets the plans this isolate keeps (tests: the board read afresh, to compare with a kept one). */
+export function forgetKeptPlans() {
+  kept.clear();
+}
