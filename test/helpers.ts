@@ -142,8 +142,9 @@ export function makeTestApp(
     own ??= createApp({ deps: () => deps, development: true });
     return own;
   };
-  // The bindings as they are, and this test app's dependencies for the shared app to find.
-  const testEnv: TestEnv = Object.assign(Object.create(env) as Env, { [TEST_DEPS]: deps });
+  // The bindings as they are, and this test app's dependencies for the shared app to find: an own
+  // property, defined (an assignment would reach the test env's own setter and land on it, shared).
+  const testEnv = Object.create(env, { [TEST_DEPS]: { value: deps } }) as TestEnv;
 
   async function request(
     path: string,
