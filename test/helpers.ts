@@ -1,7 +1,7 @@
 /** Test helpers: an app on the real local bindings with a settable clock, and signed-in callers. */
 import { env } from "cloudflare:test";
-import { expect, inject } from "vitest";
-import { type App, createApp } from "../src/app";
+import { inject } from "vitest";
+import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { d1 } from "../src/db/client";
 import type { Deps, QueueProducer } from "../src/deps";
@@ -79,29 +79,6 @@ function readable(res: Response): Response {
   });
 }
 
-/** Where the file's shared app finds the dependencies of the test app a request comes from. */
-const TEST_DEPS = Symbol("test app's dependencies");
-type TestEnv = Env & { [TEST_DEPS]: Deps };
-
-/**
- * The app `t.request` serves through, one per test file: the same `createApp` every test app made
- * for itself, its dependencies (the clock, the config, the queues) taken per request from the env
- * the test app passes. A module's own app is built on its first request (its operations mounted,
- * their validators made: ~15 ms each); a test app of its own per test built them again in every
- * test (conformance and module-gate: thousands of tests). Per file, since a file may mock modules
- * the app loads (test/render-walk.test.ts). A test that reaches for `t.app` (to add a probe route
- * or call it directly) gets an app of its own, as before, and `t.request` then uses that one.
- */
-let shared: { file: string; app: App } | undefined;
-function sharedApp(): App | undefined {
-  const file = expect.getState().testPath;
-  if (!file) return undefined;
-  if (shared?.file !== file) {
-    shared = { file, app: createApp({ deps: (e) => (e as TestEnv)[TEST_DEPS], development: true }) };
-  }
-  return shared.app;
-}
-
 /**
  * An app on the test bindings; `overrides` replace its parts (`config: configWith({...})`). Queues
  * not given are held in memory (the webhook queue: `t.deps.queues.webhook`, a `PushQueue`).
@@ -137,14 +114,7 @@ export function makeTestApp(
       webhook: overrides.queues?.webhook ?? new PushQueue("school-webhook"),
     },
   };
-  let own: App | undefined;
-  const ownApp = () => {
-    own ??= createApp({ deps: () => deps, development: true });
-    return own;
-  };
-  // The bindings as they are, and this test app's dependencies for the shared app to find: an own
-  // property, defined (an assignment would reach the test env's own setter and land on it, shared).
-  const testEnv = Object.create(env, { [TEST_DEPS]: { value: deps } }) as TestEnv;
+  const app = createApp({ deps: () => deps, development: true });
 
   async function request(
     path: string,
@@ -162,14 +132,8 @@ export function makeTestApp(
         if (!headers.has("content-type")) headers.set("content-type", "application/json");
       }
     }
-    const common = own ? undefined : sharedApp();
-    const app = common ?? ownApp();
-    const res = await app.request(
-      `http://localhost${path}`,
-      { ...rest, headers, body: payload },
-      common ? testEnv : env,
-    );
-    await assertDeclared(app, common ? testEnv : env, rest.method ?? "GET", path, res);
+    const res = await app.request(`http://localhost${path}`, { ...rest, headers, body: payload }, env);
+    await assertDeclared(app, rest.method ?? "GET", path, res);
     return readable(res);
   }
 
@@ -217,19 +181,7 @@ export function makeTestApp(
     });
   }
 
-  return {
-    /** This test app's own app (built on first use; `request` then serves through it too). */
-    get app() {
-      return ownApp();
-    },
-    deps,
-    clock,
-    db,
-    request,
-    signIn,
-    lastCode,
-    token,
-  };
+  return { app, deps, clock, db, request, signIn, lastCode, token };
 }
 
 export type TestApp = ReturnType<typeof makeTestApp>;
@@ -291,14 +243,14 @@ type Template = { path: string; pattern: RegExp; operations: Spec["paths"][strin
 // that adds probe routes to its app gets a document that knows them).
 const documents = new Map<string, Promise<{ spec: Spec; templates: Template[] }>>();
 
-function documentOf(app: ReturnType<typeof createApp>, bindings: Env): Promise<{ spec: Spec; templates: Template[] }> {
+function documentOf(app: ReturnType<typeof createApp>): Promise<{ spec: Spec; templates: Template[] }> {
   const key = app.openAPIRegistry.definitions
     .map((d) => (d.type === "route" ? `${d.route.method} ${d.route.path}` : ""))
     .join("\n");
   let found = documents.get(key);
   if (!found) {
     found = (async () => {
-      const res = await app.request("http://localhost/api/openapi.json", {}, bindings);
+      const res = await app.request("http://localhost/api/openapi.json", {}, env);
       const spec = (await res.json()) as Spec;
       const templates = Object.entries(spec.paths)
         .map(([path, operations]) => ({
@@ -321,18 +273,12 @@ function documentOf(app: ReturnType<typeof createApp>, bindings: Env): Promise<{
  * (test/response-schemas.ts). Every request a test makes checks the document. An unknown path is
  * not checked (its 404 is the app's); a known path with a method it does not serve must answer 405.
  */
-async function assertDeclared(
-  app: ReturnType<typeof createApp>,
-  bindings: Env,
-  method: string,
-  url: string,
-  res: Response,
-) {
+async function assertDeclared(app: ReturnType<typeof createApp>, method: string, url: string, res: Response) {
   const { status } = res;
   // OPTIONS is the CORS layer's (preflights, src/middleware/cors.ts), never an operation's.
   if (method.toUpperCase() === "OPTIONS") return;
   const path = url.split("?")[0] ?? url;
-  const { spec, templates: all } = await documentOf(app, bindings);
+  const { spec, templates: all } = await documentOf(app);
   const templates = all.filter((t) => t.pattern.test(path));
   if (templates.length === 0) return;
   const verb = method.toLowerCase() === "head" ? "get" : method.toLowerCase();
