@@ -141,6 +141,8 @@ export default defineConfig(async () => {
             environment: "node",
             fileParallelism: false,
             sequence: { groupOrder: 1 },
+            // The Chromium tests' servers start from one migrated and seeded local D1, copied.
+            globalSetup: ["./test/node/dev-global-setup.ts"],
           },
         },
       ],

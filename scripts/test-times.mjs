@@ -11,7 +11,7 @@ import path from "node:path";
 const args = process.argv.slice(2);
 const topAt = args.indexOf("--top");
 const top = topAt >= 0 ? Number(args[topAt + 1]) : Number.POSITIVE_INFINITY;
-const file = args.find((a, i) => !a.startsWith("--") && i !== topAt + 1) ?? ".vitest/report.json";
+const file = args.find((a, i) => !a.startsWith("--") && !(topAt >= 0 && i === topAt + 1)) ?? ".vitest/report.json";
 if (!existsSync(file)) {
   process.stderr.write(`${file}: no report; run \`npm test\` (or \`npx vitest run\`) first\n`);
   process.exit(2);

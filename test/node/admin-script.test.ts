@@ -32,7 +32,11 @@ let dir: string;
 const admin = (args: string[]) =>
   run(TSX, ["scripts/admin.ts", "create-school", ...args, "--local", "--persist-to", dir]);
 
-async function query<T>(sql: string): Promise<T[]> {
+/**
+ * Each statement's rows, all read by one `wrangler d1 execute --json` (each wrangler process costs
+ * seconds of CPU: the checks of a test read together, after what they check has run).
+ */
+async function queries(...sqls: string[]): Promise<unknown[][]> {
   const res = await run(WRANGLER, [
     "d1",
     "execute",
@@ -44,10 +48,16 @@ async function query<T>(sql: string): Promise<T[]> {
     dir,
     "--json",
     "--command",
-    sql,
+    sqls.join(";\n"),
   ]);
   expect(res.code, res.stderr).toBe(0);
-  return (JSON.parse(res.stdout) as { results: T[] }[])[0]?.results ?? [];
+  const answers = JSON.parse(res.stdout) as { results: unknown[] }[];
+  expect(answers, "one answer per statement").toHaveLength(sqls.length);
+  return answers.map((a) => a.results);
+}
+
+async function query<T>(sql: string): Promise<T[]> {
+  return ((await queries(sql))[0] ?? []) as T[];
 }
 
 const SCHOOL = [
@@ -107,14 +117,20 @@ describe("npm run admin -- create-school", () => {
       expect(made.code, made.stderr).toBe(0);
       expect(made.stdout).toMatch(/School \d+: Colegio O'Higgins; DROP TABLE user \(America\/Mexico_City\)/);
     }
-    const schools = await query<{
+    const [schoolRows, userRows, membershipRows, moduleRows] = await queries(
+      "SELECT id, name, name_search, time_zone, language, levels FROM school",
+      "SELECT id, phone, first_name, first_name_search, is_super_admin, status FROM user ORDER BY phone",
+      "SELECT school_id, user_id, role_id FROM role_user",
+      "SELECT * FROM school_module",
+    );
+    const schools = schoolRows as {
       id: number;
       name: string;
       name_search: string;
       time_zone: string;
       language: string;
       levels: string;
-    }>("SELECT id, name, name_search, time_zone, language, levels FROM school");
+    }[];
     expect(schools).toEqual([
       {
         id: expect.any(Number),
@@ -126,19 +142,14 @@ describe("npm run admin -- create-school", () => {
       },
     ]);
     const schoolId = schools[0]?.id;
-    const users = await query<UserRow>(
-      "SELECT id, phone, first_name, first_name_search, is_super_admin, status FROM user ORDER BY phone",
-    );
+    const users = userRows as UserRow[];
     expect(users.map(({ id: _, ...u }) => u)).toEqual([
       { phone: "+15550009001", first_name: "Álma", first_name_search: "alma", is_super_admin: 0, status: "invited" },
       { phone: "+15550009002", first_name: "Sam", first_name_search: "sam", is_super_admin: 1, status: "invited" },
     ]);
-    const memberships = await query<{ school_id: number; user_id: number; role_id: number }>(
-      "SELECT school_id, user_id, role_id FROM role_user",
-    );
-    expect(memberships).toEqual([{ school_id: schoolId, user_id: users[0]?.id, role_id: 2 }]);
+    expect(membershipRows).toEqual([{ school_id: schoolId, user_id: users[0]?.id, role_id: 2 }]);
     // Every application module on: no state rows, as for a school made with POST /api/v1/school.
-    expect(await query("SELECT * FROM school_module")).toEqual([]);
+    expect(moduleRows).toEqual([]);
   });
 
   it("gives an existing user the membership of a second school, keeping their row", { timeout: SLOW }, async () => {
@@ -158,13 +169,16 @@ describe("npm run admin -- create-school", () => {
       "en",
     ]);
     expect(made.code, made.stderr).toBe(0);
-    const after = await query<UserRow>("SELECT id, first_name, is_super_admin FROM user WHERE phone = '+15550009001'");
-    // Without --super-admin-phone the administrator is the super-admin.
-    expect(after).toEqual([{ id: before[0]?.id, first_name: "Álma", is_super_admin: 1 }]);
-    const roles = await query<{ name: string }>(
+    const [after, roles] = await queries(
+      "SELECT id, first_name, is_super_admin FROM user WHERE phone = '+15550009001'",
       "SELECT s.name FROM role_user r JOIN school s ON s.id = r.school_id JOIN user u ON u.id = r.user_id WHERE u.phone = '+15550009001' AND r.role_id = 2 ORDER BY s.id",
     );
-    expect(roles.map((r) => r.name)).toEqual(["Colegio O'Higgins; DROP TABLE user", "Second school"]);
+    // Without --super-admin-phone the administrator is the super-admin.
+    expect(after).toEqual([{ id: before[0]?.id, first_name: "Álma", is_super_admin: 1 }]);
+    expect((roles as { name: string }[]).map((r) => r.name)).toEqual([
+      "Colegio O'Higgins; DROP TABLE user",
+      "Second school",
+    ]);
   });
 
   it("refuses bad input before writing anything", { timeout: SLOW }, async () => {
@@ -198,7 +212,11 @@ describe("npm run admin -- create-school", () => {
       expect(res.stderr).toMatch(message);
       expect(res.stderr).toMatch(/Usage: npm run admin/);
     }
-    expect(await query("SELECT id FROM school WHERE name IN ('Refused', 'No admin') OR name LIKE 'Bad%'")).toEqual([]);
-    expect(await query("SELECT id FROM user WHERE phone = '+15550009003'")).toEqual([]);
+    const [schools, users] = await queries(
+      "SELECT id FROM school WHERE name IN ('Refused', 'No admin') OR name LIKE 'Bad%'",
+      "SELECT id FROM user WHERE phone = '+15550009003'",
+    );
+    expect(schools).toEqual([]);
+    expect(users).toEqual([]);
   });
 });

@@ -5,17 +5,14 @@
  * headless Chromium where it is installed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { expect } from "vitest";
-import { getPlatformProxy } from "wrangler";
+import { expect, inject } from "vitest";
 import { ROOT } from "../../bench/bundle";
-import { migrationStatements, scriptStatements } from "../../src/db/sql-script";
+import { CHROMIUM, freshState, hasChromium } from "./dev-state";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const hasChromium = existsSync(CHROMIUM);
+export { CHROMIUM, hasChromium } from "./dev-state";
 /** Why a Chromium test is skipped, for its describe's title. */
 export const chromiumNote = hasChromium
   ? ""
@@ -30,26 +27,11 @@ export interface DevServer {
   stop: () => Promise<void>;
 }
 
-/** `wrangler dev` on a free port over a fresh local D1 (the migrations and the demo seed); `vars` added. */
+/** `wrangler dev` on a free port over a fresh local D1 of its own (the migrations and the demo seed); `vars` added. */
 export async function startDevServer(vars: Record<string, string> = {}): Promise<DevServer> {
-  const state = mkdtempSync(join(tmpdir(), "dev-server-"));
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({
-    configPath: join(ROOT, "wrangler.toml"),
-    environment: "dev",
-    persist: { path: join(state, "v3") },
-  });
-  try {
-    const db = proxy.env.DB;
-    const dir = join(ROOT, "migrations");
-    for (const file of readdirSync(dir)
-      .filter((f) => f.endsWith(".sql"))
-      .sort()) {
-      await db.batch(migrationStatements(readFileSync(join(dir, file), "utf8")).map((s) => db.prepare(s)));
-    }
-    await db.batch(scriptStatements(readFileSync(join(ROOT, "seed/demo.sql"), "utf8")).map((s) => db.prepare(s)));
-  } finally {
-    await proxy.dispose();
-  }
+  // A copy of the build project's migrated and seeded state (test/node/dev-global-setup.ts), or,
+  // outside it, migrated and seeded here.
+  const state = await freshState(inject("devServerState"));
 
   const all = {
     ENVIRONMENT: "development",
