@@ -9,6 +9,7 @@ declare namespace Cloudflare {
 	interface StagingEnv {
 		DOCUMENTS: R2Bucket;
 		DB: D1Database;
+		DB_SHARD_1: D1Database;
 		PUSH_QUEUE: Queue;
 		BULK_QUEUE: Queue;
 		WEBHOOK_QUEUE: Queue;
@@ -34,6 +35,7 @@ declare namespace Cloudflare {
 	interface DevEnv {
 		DOCUMENTS: R2Bucket;
 		DB: D1Database;
+		DB_SHARD_1: D1Database;
 		PUSH_QUEUE: Queue;
 		BULK_QUEUE: Queue;
 		WEBHOOK_QUEUE: Queue;
@@ -59,6 +61,7 @@ declare namespace Cloudflare {
 	interface Env {
 		DOCUMENTS: R2Bucket;
 		DB: D1Database;
+		DB_SHARD_1: D1Database;
 		PUSH_QUEUE: Queue;
 		BULK_QUEUE: Queue;
 		WEBHOOK_QUEUE: Queue;

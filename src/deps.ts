@@ -49,7 +49,13 @@ export interface AssetStore {
 
 export interface Deps {
   config: Config;
+  /** The platform database (binding `DB`), which is also shard 0. */
   db: Db;
+  /**
+   * Every database by its binding's name, `DB` (the same handle as `db`) first: the shards schools
+   * are spread over (src/db/shards.ts picks a school's). Absent: one database (libSQL today).
+   */
+  shards?: Readonly<Record<string, Db>>;
   clock: Clock;
   sms: SmsProvider;
   /** Push delivery to devices (FCM, or the development push outbox). */
