@@ -56,6 +56,11 @@ export interface Deps {
    * are spread over (src/db/shards.ts picks a school's). Absent: one database (libSQL today).
    */
   shards?: Readonly<Record<string, Db>>;
+  /**
+   * The platform database when `db` is a shard's: a cron run over one shard's schools (src/jobs/
+   * scheduled.ts runs the jobs once per database). Unset: `db` is the platform's.
+   */
+  platform?: Db;
   clock: Clock;
   sms: SmsProvider;
   /** Push delivery to devices (FCM, or the development push outbox). */

@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { placeSchool } from "../src/db/placement";
 import { OPEN_FOR_NEW_SCHOOLS, remember } from "../src/db/shards";
+import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -180,5 +181,22 @@ describe("schools over two databases", () => {
     }
     expect(picks).toContain(SHARD);
     expect(picks).toContain("DB");
+  });
+
+  it("a cron run runs its jobs once per database, each recorded in that database's history", async () => {
+    const t = makeTestApp();
+    const cron = "*/5 * * * *";
+    const count = async (db: D1Database) =>
+      (await db.prepare("SELECT count(*) AS n FROM cron_history WHERE cron = ?").bind(cron).first<{ n: number }>())?.n;
+    const [before, beforeShard] = [await count(env.DB), await count(env.DB_SHARD_1)];
+    await runScheduled(t.deps, cron);
+    const jobs = jobsFor(cron).length;
+    expect(jobs).toBeGreaterThan(0);
+    expect(await count(env.DB)).toBe((before ?? 0) + jobs);
+    expect(await count(env.DB_SHARD_1)).toBe((beforeShard ?? 0) + jobs);
+    const failed = await env.DB_SHARD_1.prepare(
+      "SELECT job, detail FROM cron_history WHERE status <> 'completed'",
+    ).all();
+    expect(failed.results).toEqual([]);
   });
 });

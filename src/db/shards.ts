@@ -40,7 +40,7 @@ export async function shardOf(deps: Ctx["deps"], schoolId: number): Promise<stri
   if (name !== undefined) return name;
   // Raw: the map's table is not imported here (src/db/placement.ts writes it), so the data layer
   // that imports this file imports no schema.
-  const [row] = await deps.db.all<{ binding: string }>(
+  const [row] = await (deps.platform ?? deps.db).all<{ binding: string }>(
     sql`SELECT binding FROM school_shard WHERE school_id = ${schoolId} LIMIT 1`,
   );
   remember(schoolId, row?.binding ?? PLATFORM);
@@ -60,14 +60,20 @@ export function forgetShards(): void {
 
 /**
  * The database a context's statements run on: its school's when it is in a school and the table
- * is a school's (every table but the platform's, `tenancy: "none"`), else the platform's. A
- * deployment without shards (libSQL; tests that give one handle) has one database.
+ * is a school's (every table but the platform's, `tenancy: "none"`); a platform table's, the
+ * platform's; across schools (no school in the context), the database the unit of work runs over
+ * (`deps.db`: the platform's, or one shard's in a cron run over it). A deployment without shards
+ * (libSQL today) has one database.
  */
 export async function databaseOf(ctx: Ctx, source?: { tenancy?: string }): Promise<Db> {
   const { deps } = ctx;
-  if (!deps.shards || ctx.schoolId === null || source?.tenancy === "none") return deps.db;
+  if (!deps.shards) return deps.db;
+  const platform = deps.platform ?? deps.db;
+  if (source?.tenancy === "none") return platform;
+  // Across schools: the database the unit of work runs over (a cron run's, once per database).
+  if (ctx.schoolId === null) return deps.db;
   const name = await shardOf(deps, ctx.schoolId);
-  const db = name === PLATFORM ? deps.db : deps.shards[name];
+  const db = name === PLATFORM ? platform : deps.shards[name];
   if (!db) throw new Error(`school ${ctx.schoolId} is mapped to ${name}, a database this Worker has no binding for`);
   claimHome(db);
   return db;
