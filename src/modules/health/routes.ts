@@ -41,7 +41,8 @@ const Report = z
       .nullable()
       .openapi({ description: "The dependencies that are down (with why)", example: {} }),
     details: z.record(z.string(), Component).openapi({
-      description: "Every dependency, by name: `database` (the platform database: D1 or libSQL), `database:DB_SHARD_1` ... (each shard), `storage` (R2)",
+      description:
+        "Every dependency, by name: `database` (the platform database: D1 or libSQL), `database:DB_SHARD_1` ... (each shard), `storage` (R2)",
       example: ALL_UP,
     }),
     build: z
