@@ -283,3 +283,27 @@ describe("placeholders: a deploy or a build refuses to start while wrangler.toml
     expect(build.stderr).toContain("the top level still has 3 placeholders");
   }, 60_000);
 });
+
+describe('migrations: every D1 database of an environment (docs/scaling.md "Shards")', () => {
+  it("npm run db:migrate, deploy and deploy:staging migrate DB and each shard, the shard's ids in its range", async () => {
+    const { migrateCommands } = await import("../../scripts/migrate");
+    const scripts = (JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")) as { scripts: Record<string, string> })
+      .scripts;
+    expect(scripts["db:migrate"]).toBe("tsx scripts/migrate.ts --env=");
+    expect(scripts.deploy).toContain("&& tsx scripts/migrate.ts --env= &&");
+    expect(scripts["deploy:staging"]).toContain("&& tsx scripts/migrate.ts --env=staging &&");
+    for (const [env, where] of [
+      ["", "--remote"],
+      ["staging", "--remote"],
+      ["dev", "--local"],
+    ] as const) {
+      const commands = migrateCommands(env, where);
+      expect(
+        commands.map((c) => c.slice(0, 4).join(" ")),
+        env,
+      ).toEqual(["d1 migrations apply DB", "d1 migrations apply DB_SHARD_1", "d1 execute DB_SHARD_1 --env"]);
+      for (const c of commands) expect(c).toEqual(expect.arrayContaining(["--env", env, where]));
+      expect(commands[2]?.at(-1)).toContain(`seq = ${2 ** 40}`);
+    }
+  });
+});
