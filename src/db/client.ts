@@ -31,6 +31,9 @@ export function d1(binding: D1Database): Db {
   return db;
 }
 
+/** What a handle is: a D1 binding's (made by `d1`), else libSQL's. */
+export const storeOf = (db: Db): "d1" | "libsql" => (bindingOf.has(db) ? "d1" : "libsql");
+
 /**
  * Where a D1 session starts (D1's read replication, the Sessions API): the primary (what writes,
  * and reads right after them), any replica (a read), or at least the state a bookmark names.

@@ -4,7 +4,7 @@
  * a warning (the report says which, and a log line too).
  */
 import { z } from "@hono/zod-openapi";
-import type { Db } from "../../db/client";
+import { type Db, storeOf } from "../../db/client";
 import { databases, PLATFORM } from "../../db/shards";
 import { sql } from "../../db/sql";
 import type { Deps } from "../../deps";
@@ -145,7 +145,6 @@ export async function healthReport(deps: Deps) {
   });
   // Every database (the platform's, then each shard: docs/scaling.md "Shards"), each its own probe.
   const bound = databases(deps);
-  const store = deps.config?.libsql ? ("libsql" as const) : ("d1" as const);
   const [storage, ...levels] = await Promise.all([
     check("storage", () => deps.storage.head("health-check"), deadline),
     ...bound.map(([name, db]) => check(databaseName(name), () => migrationLevel(db), deadline)),
@@ -172,7 +171,13 @@ export async function healthReport(deps: Deps) {
       warnings.push(warning);
       log.warn("database lacks a migration", { database: binding, expected: applied.expected, latest: applied.latest });
     }
-    return { binding, store, status, migrations: applied };
+    const db = bound[i]?.[1];
+    return {
+      binding,
+      store: db && !deps.config?.libsql ? storeOf(db) : ("libsql" as const),
+      status,
+      migrations: applied,
+    };
   });
   const ok = Object.keys(down).length === 0;
   return {
