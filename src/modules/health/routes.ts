@@ -66,7 +66,7 @@ const Report = z
             description: "The database's binding: `DB` (the platform's, shard 0), `DB_SHARD_1` ...",
           }),
           store: z.enum(["d1", "libsql"]).openapi({ description: "What the database is" }),
-          status: z.enum(["up", "down"]),
+          status: z.enum(["up", "down"]).openapi({ description: "up: it answered; down: it failed or timed out" }),
           migrations: MigrationLevel.nullable().openapi({ description: "Its migration level; null when it is down" }),
         }),
       )
