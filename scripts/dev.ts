@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { type DemoDay, demoDays, demoSeedFor } from "../src/db/demo-today";
 import { scriptStatements } from "../src/db/sql-script";
 import { buildDefines } from "./build-info";
+import { migrateCommands } from "./migrate";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
@@ -62,8 +63,13 @@ async function setup() {
   }
   console.log("Preparing the local database: migrations, then the demo data...");
   const fresh = !existsSync(`${ROOT}${dirname(SEEDED_FOR)}`);
-  const migrated = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--env", "dev"], "Migrating");
-  // The names wrangler marks applied (each table it prints repeats them: count each once).
+  // Every local database: the platform's (DB) and the shard (DB_SHARD_1), docs/scaling.md "Shards".
+  let migrated = "";
+  for (const command of migrateCommands("dev", "--local")) {
+    const output = await wrangler(command, "Migrating");
+    if (command[3] === "DB" && command[1] === "migrations") migrated = output;
+  }
+  // The names wrangler marks applied to DB (each table it prints repeats them: count each once).
   const applied = new Set([...migrated.matchAll(/(\d{4}_[\w-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]));
   console.log(migrationsLine(applied.size));
   // The demo lives in this week, in each school's zone: the seed as written is the anchor week's.

@@ -144,6 +144,8 @@ export function createApp(options: AppOptions) {
             deps.db,
             bookmarkOf(c.req.header(BOOKMARK_HEADER)) ??
               (c.req.method === "GET" || c.req.method === "HEAD" ? "first-unconstrained" : "first-primary"),
+            // A request in a school answers its school's database's bookmark (docs/scaling.md).
+            c.req.header("x-school-id") !== undefined,
           )
         : undefined;
       if (!session) return next();

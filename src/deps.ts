@@ -49,7 +49,18 @@ export interface AssetStore {
 
 export interface Deps {
   config: Config;
+  /** The platform database (binding `DB`), which is also shard 0. */
   db: Db;
+  /**
+   * Every database by its binding's name, `DB` (the same handle as `db`) first: the shards schools
+   * are spread over (src/db/shards.ts picks a school's). Absent: one database (libSQL today).
+   */
+  shards?: Readonly<Record<string, Db>>;
+  /**
+   * The platform database when `db` is a shard's: a cron run over one shard's schools (src/jobs/
+   * scheduled.ts runs the jobs once per database). Unset: `db` is the platform's.
+   */
+  platform?: Db;
   clock: Clock;
   sms: SmsProvider;
   /** Push delivery to devices (FCM, or the development push outbox). */

@@ -50,6 +50,21 @@ function clockOf(env: Env): Clock {
   return { now: () => new Date(Date.now() + offset) };
 }
 
+/**
+ * Every D1 database the Worker is bound to, by binding name: `DB` (the platform's, shard 0) and
+ * each `DB_SHARD_<n>` (docs/scaling.md "Shards"); another shard is a binding added in wrangler.toml.
+ */
+export function d1Shards(env: object, platform: Db): Record<string, Db> {
+  const shards: Record<string, Db> = { DB: platform };
+  for (const [name, value] of Object.entries(env)) {
+    if (/^DB_SHARD_\d+$/.test(name) && isD1(value)) shards[name] = d1(value);
+  }
+  return shards;
+}
+
+const isD1 = (value: unknown): value is D1Database =>
+  typeof value === "object" && value !== null && "prepare" in value && "batch" in value && "withSession" in value;
+
 /** The dependencies of the Worker runtime from its env, memoised per env object (they hold no request state). */
 function depsFactory(openLibsql: OpenLibsql) {
   const depsCache = new WeakMap<object, Promise<Deps>>();
@@ -69,6 +84,7 @@ function depsFactory(openLibsql: OpenLibsql) {
         return {
           config,
           db,
+          shards: config.libsql ? undefined : d1Shards(env, db),
           clock,
           sms: smsFromConfig(config, db, clock),
           push: pushFromConfig(config, db, clock),

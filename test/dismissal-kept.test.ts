@@ -1,7 +1,7 @@
 /**
  * The school's board kept per isolate (src/modules/dismissal/plan.ts `dayRead`): read again once a
  * fact it shows changed, whoever changed it. Triggers move the school's `dismissal_board_version` at
- * every write of a table the plan reads (migrations/0066); the first test holds that list to the
+ * every write of a table the plan reads (migrations/0061); the first test holds that list to the
  * board's own SQL, the second changes each fact in turn and sees it on the board the isolate kept,
  * which must equal the board read afresh. Dates follow the test clock (Monday 23 November 2026).
  */

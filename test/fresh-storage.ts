@@ -1,17 +1,37 @@
 /**
  * Fresh storage for a test file (test/setup.ts), or for a test that wants the demo seeded again
- * (test/demo-today.test.ts seeds it for several days): every table dropped, the real migrations
- * applied, then `seed`; the documents bucket emptied.
+ * (test/demo-today.test.ts seeds it for several days): in every database (the platform's `DB`
+ * and the shard `DB_SHARD_1`, docs/scaling.md "Shards") every table dropped and the real
+ * migrations applied; then `seed` in `DB`; the documents bucket emptied. This isolate's copy of
+ * the shard map is then what the map says.
  */
 import { applyD1Migrations, env } from "cloudflare:test";
+import { forgetShards, idRangeStatements, PLATFORM, remember } from "../src/db/shards";
 import { scriptStatements } from "../src/db/sql-script";
 
-/** The database and bucket as a new deployment has them, whatever the file before this one left. */
+/** The databases and bucket as a new deployment has them, whatever the file before this one left. */
 export async function freshStorage(seed: string) {
+  await Promise.all([emptied(env.DB, "DB"), emptied(env.DB_SHARD_1, "DB_SHARD_1")]);
+  await env.DB.batch(scriptStatements(seed).map((s) => env.DB.prepare(s)));
+  forgetShards();
+  const map = await env.DB.prepare(
+    `SELECT s.id, coalesce(m.binding, '${PLATFORM}') AS binding FROM school s LEFT JOIN school_shard m ON m.school_id = s.id`,
+  ).all<{ id: number; binding: string }>();
+  for (const row of map.results) remember(row.id, row.binding);
+  for (let cursor: string | undefined, more = true; more; ) {
+    const page = await env.DOCUMENTS.list(cursor ? { cursor } : {});
+    if (page.objects.length > 0) await env.DOCUMENTS.delete(page.objects.map((o) => o.key));
+    more = page.truncated;
+    cursor = page.truncated ? page.cursor : undefined;
+  }
+}
+
+/** A database with every table dropped and the migrations applied (a shard's ids in its range). */
+async function emptied(db: D1Database, binding: string) {
   const own = `name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`;
-  const [objects, references] = await env.DB.batch<{ type: string; name: string; parent: string | null }>([
-    env.DB.prepare(`SELECT type, name, NULL AS parent FROM sqlite_master WHERE type IN ('view', 'trigger') AND ${own}`),
-    env.DB.prepare(
+  const [objects, references] = await db.batch<{ type: string; name: string; parent: string | null }>([
+    db.prepare(`SELECT type, name, NULL AS parent FROM sqlite_master WHERE type IN ('view', 'trigger') AND ${own}`),
+    db.prepare(
       `SELECT 'table' AS type, m.name, f."table" AS parent
        FROM sqlite_master m LEFT JOIN pragma_foreign_key_list(m.name) f
        WHERE m.type = 'table' AND ${own}`,
@@ -36,13 +56,8 @@ export async function freshStorage(seed: string) {
       dropped.add(t);
     }
   }
-  if (drops.length > 0) await env.DB.batch(drops.map((d) => env.DB.prepare(d)));
-  await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
-  await env.DB.batch(scriptStatements(seed).map((s) => env.DB.prepare(s)));
-  for (let cursor: string | undefined, more = true; more; ) {
-    const page = await env.DOCUMENTS.list(cursor ? { cursor } : {});
-    if (page.objects.length > 0) await env.DOCUMENTS.delete(page.objects.map((o) => o.key));
-    more = page.truncated;
-    cursor = page.truncated ? page.cursor : undefined;
-  }
+  if (drops.length > 0) await db.batch(drops.map((d) => db.prepare(d)));
+  await applyD1Migrations(db, env.TEST_MIGRATIONS);
+  const range = idRangeStatements(binding);
+  if (range.length > 0) await db.batch(range.map((s) => db.prepare(s)));
 }

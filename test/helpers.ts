@@ -117,6 +117,9 @@ export function makeTestApp(
       webhook: overrides.queues?.webhook ?? new PushQueue("school-webhook"),
     },
   };
+  // Two databases, as every environment has (docs/scaling.md "Shards"): shard 0 is the handle the
+  // app was given (a test's wrapper of DB too).
+  deps.shards = overrides.shards ?? { DB: deps.db, DB_SHARD_1: d1(env.DB_SHARD_1) };
   const app = createApp({ deps: () => deps, development: true, modules });
 
   async function request(

@@ -37,16 +37,47 @@ describe("GET /api/health", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const latest = env.TEST_MIGRATIONS.at(-1)?.name;
+    const level = { applied: env.TEST_MIGRATIONS.length, latest, expected: latest, missing: false };
+    const up = { database: { status: "up" }, "database:DB_SHARD_1": { status: "up" }, storage: { status: "up" } };
     expect(await res.json()).toEqual({
       status: "ok",
-      info: { database: { status: "up" }, storage: { status: "up" } },
+      info: up,
       error: {},
-      details: { database: { status: "up" }, storage: { status: "up" } },
+      details: up,
       // What vitest.config.ts defines, as scripts/wrangler.ts defines it for a build.
       build: { commit: "0123456789ab", committedAt: "2026-11-20T10:00:00+00:00", builtAt: "2026-11-21T08:00:00.000Z" },
-      migrations: { applied: env.TEST_MIGRATIONS.length, latest, expected: latest, missing: false },
+      migrations: level,
+      // Every database, the platform's and the shard's (docs/scaling.md "Shards").
+      databases: [
+        { binding: "DB", store: "d1", status: "up", migrations: level },
+        { binding: "DB_SHARD_1", store: "d1", status: "up", migrations: level },
+      ],
       warnings: [],
     });
+  });
+
+  it("names a shard that lacks a migration, with its level, in its own entry and a warning", async () => {
+    const latest = env.TEST_MIGRATIONS.at(-1)?.name ?? "";
+    const logged = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await env.DB_SHARD_1.prepare("DELETE FROM d1_migrations WHERE name = ?").bind(latest).run();
+    try {
+      const res = await t.request("/api/health");
+      expect(res.status).toBe(200);
+      const report = (await res.json()) as Report & {
+        migrations: { missing: boolean };
+        databases: { binding: string; migrations: { applied: number; missing: boolean } }[];
+        warnings: string[];
+      };
+      expect(report.migrations.missing).toBe(false);
+      expect(report.databases.map((d) => [d.binding, d.migrations.applied, d.migrations.missing])).toEqual([
+        ["DB", env.TEST_MIGRATIONS.length, false],
+        ["DB_SHARD_1", env.TEST_MIGRATIONS.length - 1, true],
+      ]);
+      expect(report.warnings).toEqual([expect.stringContaining(`which the database DB_SHARD_1 lacks`)]);
+    } finally {
+      logged.mockRestore();
+      await env.DB_SHARD_1.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(latest).run();
+    }
   });
 
   it("warns, still 200, when the database lacks the migration the code expects, and logs it", async () => {
@@ -96,7 +127,7 @@ describe("GET /api/health", () => {
     });
     const report = (await res.json()) as Report;
     expect(report.status).toBe("error");
-    expect(report.info).toEqual({ database: { status: "up" } });
+    expect(report.info).toEqual({ database: { status: "up" }, "database:DB_SHARD_1": { status: "up" } });
     expect(Object.keys(report.error ?? {})).toEqual(["storage"]);
     expect(report.details.storage?.status).toBe("down");
     expect(report.details.database?.status).toBe("up");
@@ -117,6 +148,7 @@ describe("GET /api/health", () => {
     const report = (await res.json()) as Report;
     expect(report.details).toEqual({
       database: { status: "up" },
+      "database:DB_SHARD_1": { status: "up" },
       storage: { status: "down", message: "no answer within 3000 ms" },
     });
   });
@@ -136,7 +168,10 @@ describe("GET /api/health", () => {
     const text = await res.clone().text();
     expect(text).not.toMatch(/SELECT|D1_ERROR/);
     const report = (await res.json()) as Report;
-    expect(report).toMatchObject({ status: "error", info: { storage: { status: "up" } } });
+    expect(report).toMatchObject({
+      status: "error",
+      info: { "database:DB_SHARD_1": { status: "up" }, storage: { status: "up" } },
+    });
     expect(Object.keys(report.error ?? {})).toEqual(["database"]);
     expect(report.error?.database?.status).toBe("down");
     expect(res.headers.get("x-request-id")).toBeTruthy();

@@ -31,6 +31,9 @@ export function d1(binding: D1Database): Db {
   return db;
 }
 
+/** What a handle is: a D1 binding's (made by `d1`), else libSQL's. */
+export const storeOf = (db: Db): "d1" | "libsql" => (bindingOf.has(db) ? "d1" : "libsql");
+
 /**
  * Where a D1 session starts (D1's read replication, the Sessions API): the primary (what writes,
  * and reads right after them), any replica (a read), or at least the state a bookmark names.
@@ -42,29 +45,63 @@ const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 export const bookmarkOf = (text: string | undefined | null): string | undefined =>
   text && BOOKMARK.test(text) ? text : undefined;
 
-/** One unit of work's D1 session: every query of its handle inside `run` goes through it. */
+/** One unit of work's D1 sessions: every query of its handles inside `run` goes through them. */
 export interface DbSession {
   run<T>(work: () => T): T;
   /** The latest state the session has seen (after its queries), or null before it has seen one. */
   bookmark(): string | null;
 }
 
-const sessions = new AsyncLocalStorage<{ binding: D1Database; session: D1DatabaseSession }>();
+/**
+ * A unit of work (a request, a cron run, a queue batch) and its sessions, one per database it
+ * touches (the platform's and a school's: docs/scaling.md "Sessions and bookmarks"), each opened
+ * at that database's first statement. Its **home** is the database whose bookmark it answers and
+ * whose session a bookmark sent starts from: the school's database once the data layer reached it
+ * (`claimHome`), else the one the unit was opened on (the platform's). A bookmark names a state of
+ * one database: any other database's session starts at the primary instead.
+ */
+interface Unit {
+  start: SessionStart;
+  /** The database the unit was opened on (the platform's). */
+  origin: D1Database;
+  /** Whether the origin is the home until a school's database claims it (no school named). */
+  originIsHome: boolean;
+  home: D1Database | undefined;
+  sessions: Map<D1Database, D1DatabaseSession>;
+}
+
+const sessions = new AsyncLocalStorage<Unit>();
 
 /**
  * Opens a D1 session of `db` starting at `start`; undefined for a store without sessions (libSQL).
  * Opening costs no round trip: the first query carries the constraint. A unit of work that is
- * already in a session of the same database keeps it (a module's app served through the main app's).
+ * already in a session keeps it (a module's app served through the main app's). `school`: the unit
+ * names a school (`X-School-Id`), whose database is then its home once the data layer reaches it.
  */
-export function openSession(db: Db, start: SessionStart): DbSession | undefined {
+export function openSession(db: Db, start: SessionStart, school = false): DbSession | undefined {
   const binding = bindingOf.get(db);
   if (!binding) return undefined;
   const current = sessions.getStore();
-  if (current?.binding === binding) {
-    return { run: (work) => work(), bookmark: () => current.session.getBookmark() };
-  }
-  const state = { binding, session: binding.withSession(start) };
-  return { run: (work) => sessions.run(state, work), bookmark: () => state.session.getBookmark() };
+  if (current) return { run: (work) => work(), bookmark: () => bookmarkOfUnit(current) };
+  const unit: Unit = { start, origin: binding, originIsHome: !school, home: undefined, sessions: new Map() };
+  return { run: (work) => sessions.run(unit, work), bookmark: () => bookmarkOfUnit(unit) };
+}
+
+function bookmarkOfUnit(unit: Unit): string | null {
+  const home = unit.home ?? unit.origin;
+  const session = unit.sessions.get(home) ?? unit.sessions.get(unit.origin);
+  // Before its first statement a session stands where it starts: at the bookmark sent, if one was.
+  return session?.getBookmark() ?? bookmarkOf(unit.start) ?? null;
+}
+
+/**
+ * The data layer reached a school's database (src/db/shards.ts): the current unit's home, unless
+ * it has one. A handle without sessions (libSQL) claims nothing.
+ */
+export function claimHome(db: Db): void {
+  const unit = sessions.getStore();
+  const binding = bindingOf.get(db);
+  if (unit && binding && unit.home === undefined) unit.home = binding;
 }
 
 /** Runs `work` in a session of `db` starting at `start` (jobs and queue consumers: `first-primary`). */
@@ -73,64 +110,84 @@ export function inSession<T>(db: Db, start: SessionStart, work: () => T): T {
   return session ? session.run(work) : work();
 }
 
-/** Where `binding`'s statements run now: the current unit of work's session of it, else the binding. */
+/** Where `binding`'s statements run now: the current unit's session of it (opened here at its first), else the binding. */
 function targetOf(binding: D1Database): D1Database | D1DatabaseSession {
-  const current = sessions.getStore();
-  return current?.binding === binding ? current.session : binding;
+  const unit = sessions.getStore();
+  if (!unit) return binding;
+  let session = unit.sessions.get(binding);
+  if (!session) {
+    const home = unit.home ?? (unit.originIsHome ? unit.origin : undefined);
+    const start = binding === home || !bookmarkOf(unit.start) ? unit.start : "first-primary";
+    session = binding.withSession(start);
+    unit.sessions.set(binding, session);
+  }
+  return session;
 }
 
 /**
  * A prepared statement that counts each execution as one D1 round trip of the current request,
  * and meets a hiccup (src/db/transient.ts) by running once more when that is safe: a read always,
  * a write when the database refused it before running it. The happy path costs a try/catch.
+ * It is prepared on the database when it runs, not when it is built: a statement runs where the
+ * handle that runs it (or the batch it is in) points, whichever handle built it.
  */
 class CountedStatement {
   constructor(
-    readonly real: D1PreparedStatement,
+    readonly binding: D1Database,
     readonly query: string,
+    readonly values: readonly unknown[] = [],
   ) {}
   bind(...values: unknown[]) {
-    return new CountedStatement(this.real.bind(...values), this.query);
+    return new CountedStatement(this.binding, this.query, values);
+  }
+  /** The statement on `target` (default: where its own handle's statements run now). */
+  on(target: D1Database | D1DatabaseSession = targetOf(this.binding)): D1PreparedStatement {
+    const prepared = target.prepare(this.query);
+    return this.values.length > 0 ? prepared.bind(...this.values) : prepared;
   }
   async first(column?: string) {
     countD1Call();
+    const real = this.on();
     try {
-      return await (column === undefined ? this.real.first() : this.real.first(column));
+      return await (column === undefined ? real.first() : real.first(column));
     } catch (err) {
-      const run = () => (column === undefined ? this.real.first() : this.real.first(column));
+      const run = () => (column === undefined ? real.first() : real.first(column));
       return again(err, readsOnly(this.query), counting(run));
     }
   }
   async all() {
     countD1Call();
+    const real = this.on();
     try {
-      return await this.real.all();
+      return await real.all();
     } catch (err) {
       return again(
         err,
         readsOnly(this.query),
-        counting(() => this.real.all()),
+        counting(() => real.all()),
       );
     }
   }
   async run() {
     countD1Call();
+    const real = this.on();
     try {
-      return await this.real.run();
+      return await real.run();
     } catch (err) {
       return again(
         err,
         readsOnly(this.query),
-        counting(() => this.real.run()),
+        counting(() => real.run()),
       );
     }
   }
   async raw(options?: { columnNames?: boolean }) {
     countD1Call();
+    const real = this.on();
     try {
-      return await (options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw());
+      return await (options?.columnNames ? real.raw({ columnNames: true }) : real.raw());
     } catch (err) {
-      const run = () => (options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw());
+      const run = () => (options?.columnNames ? real.raw({ columnNames: true }) : real.raw());
       return again(err, readsOnly(this.query), counting(run));
     }
   }
@@ -151,11 +208,12 @@ const counting =
  */
 function counted(binding: D1Database): D1Database {
   const wrapper = {
-    prepare: (query: string) => new CountedStatement(targetOf(binding).prepare(query), query),
+    prepare: (query: string) => new CountedStatement(binding, query),
     batch: async (statements: (CountedStatement | D1PreparedStatement)[]) => {
       countD1Call();
-      const real = statements.map((s) => (s instanceof CountedStatement ? s.real : s));
       const target = targetOf(binding);
+      // Each statement on this database, whichever handle built it.
+      const real = statements.map((s) => (s instanceof CountedStatement ? s.on(target) : s));
       try {
         return await target.batch(real);
       } catch (err) {

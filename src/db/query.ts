@@ -17,6 +17,7 @@ import { parseJson } from "../lib/json";
 import { keptFor } from "../lib/memo";
 import type { Db } from "./client";
 import { type Rendered, render, walk } from "./render";
+import { databaseOf } from "./shards";
 import { and, Column, getTableColumns, getTableName, SQL, type SQLWrapper, sql } from "./sql";
 
 /** Selected fields of a read: columns and SQL expressions, each under its own key. */
@@ -41,6 +42,8 @@ export type ColumnsOf<T extends SQLiteTable> = T["_"]["columns"];
 /** Something a query can read from or join: a table with the condition that keeps it in the school. */
 export interface Source {
   readonly table: SQLiteTable;
+  /** How its rows belong to schools: a platform table's (`none`) are read from the platform database. */
+  readonly tenancy?: string;
   /** The tenant condition for this caller, or undefined for a table every school shares. */
   scope(ctx: Ctx, how: "read" | "write"): SQL | undefined;
 }
@@ -304,8 +307,8 @@ export class Query<Row> implements SQLWrapper {
    * `_prepare()`; its session prepares a query with a custom row mapper (as its relational queries
    * do). The text and parameters are drizzle's own.
    */
-  runnable(): Runnable {
-    const session = sessionOf(db(this.ctx));
+  runnable(database: Db = this.ctx.deps.db): Runnable {
+    const session = sessionOf(database);
     const decode = (rows: ArrayLike<unknown>[]) => this.decode(rows);
     return new Runnable(this, () => {
       // What this renderer does not know, drizzle renders (the same text and parameters).
@@ -358,12 +361,12 @@ export class Query<Row> implements SQLWrapper {
 
   /** Every row. */
   async all(): Promise<Row[]> {
-    return rowsOf<Row>(await this.runnable());
+    return rowsOf<Row>(await this.runnable(await databaseOf(this.ctx, this.parts.from)));
   }
 
   /** The first row, or undefined. */
   async first(): Promise<Row | undefined> {
-    return rowsOf<Row>(await this.limit(1).runnable())[0];
+    return rowsOf<Row>(await this.limit(1).runnable(await databaseOf(this.ctx, this.parts.from)))[0];
   }
 }
 
@@ -566,6 +569,7 @@ export function rowsOf<Row>(rows: unknown): Row[] {
   return rows as Row[];
 }
 
+/** The handle drizzle's builder is taken from (`statement()`): where it runs is the data layer's choice. */
 const db = (ctx: Ctx): Db => ctx.deps.db;
 
 /** A query over `source` reading `fields` (default: every column of its table). */

@@ -13,6 +13,7 @@ import type { Ctx, Unchanged } from "../lib/context";
 import { ApiError, conflict } from "../lib/errors";
 import { type Message, m } from "../lib/message";
 import type { Db } from "./client";
+import { databaseOf } from "./shards";
 import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql } from "./sql";
 
 export type Statement = BatchItem<"sqlite">;
@@ -100,16 +101,18 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   messages: CommitMessages = {},
 ): Promise<BatchResponse<T>> {
   const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
+  // The school's database (src/db/shards.ts), or the platform's: every statement runs there.
+  const db = await databaseOf(ctx);
   try {
-    if (!version) return await ctx.deps.db.batch(statements);
-    const guarded: [Statement, ...T] = [stillAsRead(ctx.deps.db, version), ...statements];
+    if (!version) return await db.batch(statements);
+    const guarded: [Statement, ...T] = [stillAsRead(db, version), ...statements];
     // The results of `statements`, in their order: the guard's own is dropped.
-    const [, ...results] = await ctx.deps.db.batch(guarded);
+    const [, ...results] = await db.batch(guarded);
     version.spent = true;
     return results;
   } catch (err) {
     if (isGuardFailure(err)) {
-      if (version && (await changedSince(ctx.deps.db, version))) throw new ApiError(412, version.message);
+      if (version && (await changedSince(db, version))) throw new ApiError(412, version.message);
       throw new GuardFailed();
     }
     if (isUniqueViolation(err)) throw conflict(messages.conflict ?? m`A record with these values already exists`);

@@ -5,6 +5,7 @@
  */
 import { inSession } from "../db/client";
 import { cronHistory } from "../db/schema/jobs";
+import { databases, PLATFORM } from "../db/shards";
 import { eq } from "../db/sql";
 import { unavailable } from "../db/transient";
 import type { Deps } from "../deps";
@@ -24,8 +25,13 @@ export function jobsFor(cron: string): Job[] {
  * be written, the log has it. One job's failure never keeps the others from running. The run's
  * queries are one D1 session from the primary (jobs write, then read what they wrote).
  */
-export function runScheduled(deps: Deps, cron: string): Promise<void> {
-  return inSession(deps.db, "first-primary", () => runJobs(deps, cron));
+export async function runScheduled(deps: Deps, cron: string): Promise<void> {
+  // Once per database, over the schools it holds (docs/scaling.md "Shards"): the platform's first,
+  // then each shard's, each run recorded in that database's cron history.
+  for (const [name, db] of databases(deps)) {
+    const over: Deps = name === PLATFORM ? deps : { ...deps, db, platform: deps.db };
+    await inSession(db, "first-primary", () => runJobs(over, cron));
+  }
 }
 
 async function runJobs(deps: Deps, cron: string): Promise<void> {

@@ -22,7 +22,10 @@ const SLOW = 240_000;
 
 function run(file: string, args: string[]) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [file, ...args], { cwd: ROOT, env: ENV, timeout: SLOW }, (err, stdout, stderr) => {
+    // wrangler's migration tables repeat every name as each migration applies: past 60 migrations
+    // their text passed execFile's 1 MiB default.
+    const options = { cwd: ROOT, env: ENV, timeout: SLOW, maxBuffer: 64 * 1024 * 1024 };
+    execFile(process.execPath, [file, ...args], options, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { ROOT } from "../../bench/bundle";
+import { idRangeStatements } from "../../src/db/shards";
 import { migrationStatements, scriptStatements } from "../../src/db/sql-script";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -15,19 +16,27 @@ export const hasChromium = existsSync(CHROMIUM);
 
 /** Migrates and seeds a fresh local D1 in `state` (a `--persist-to` directory). */
 export async function migrateAndSeed(state: string) {
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({
+  const proxy = await getPlatformProxy<{ DB: D1Database; DB_SHARD_1: D1Database }>({
     configPath: join(ROOT, "wrangler.toml"),
     environment: "dev",
     persist: { path: join(state, "v3") },
   });
   try {
-    const db = proxy.env.DB;
     const dir = join(ROOT, "migrations");
-    for (const file of readdirSync(dir)
+    const files = readdirSync(dir)
       .filter((f) => f.endsWith(".sql"))
-      .sort()) {
-      await db.batch(migrationStatements(readFileSync(join(dir, file), "utf8")).map((s) => db.prepare(s)));
+      .sort();
+    // Every database, as `npm run dev` migrates them (scripts/migrate.ts): the platform's and the
+    // shard, its ids started in its own range (docs/scaling.md "Shards").
+    for (const binding of ["DB", "DB_SHARD_1"] as const) {
+      const db = proxy.env[binding];
+      for (const file of files) {
+        await db.batch(migrationStatements(readFileSync(join(dir, file), "utf8")).map((s) => db.prepare(s)));
+      }
+      const range = idRangeStatements(binding);
+      if (range.length > 0) await db.batch(range.map((s) => db.prepare(s)));
     }
+    const db = proxy.env.DB;
     await db.batch(scriptStatements(readFileSync(join(ROOT, "seed/demo.sql"), "utf8")).map((s) => db.prepare(s)));
   } finally {
     await proxy.dispose();

@@ -256,12 +256,17 @@ describe("the app on libSQL", () => {
     });
   });
 
-  it("answers health from the libSQL database", async () => {
+  it("answers health from the libSQL database, naming its store", async () => {
     const res = await request("/api/health");
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { details: Record<string, { status: string }> }).details.database).toEqual({
-      status: "up",
-    });
+    const report = (await res.json()) as {
+      details: Record<string, { status: string }>;
+      databases: { binding: string; store: string; status: string }[];
+    };
+    expect(report.details.database).toEqual({ status: "up" });
+    expect(report.databases.map(({ binding, store, status }) => ({ binding, store, status }))).toEqual([
+      { binding: "DB", store: "libsql", status: "up" },
+    ]);
   });
 });
 

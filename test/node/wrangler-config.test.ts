@@ -215,6 +215,7 @@ describe("placeholders: a deploy or a build refuses to start while wrangler.toml
     for (const env of ["", "staging"]) {
       expect(placeholders(`${ROOT}/wrangler.toml`, env).sort()).toEqual([
         "d1_databases[0].database_id = 00000000-0000-0000-0000-000000000000",
+        "d1_databases[1].database_id = 00000000-0000-0000-0000-000000000000",
         "vars.S3_ENDPOINT = https://<ACCOUNT_ID>.r2.cloudflarestorage.com",
       ]);
     }
@@ -256,13 +257,14 @@ describe("placeholders: a deploy or a build refuses to start while wrangler.toml
     try {
       const refused = await run("placeholders.ts", ["--env=staging", "--config", config.path]);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain("[env.staging] still has 2 placeholders");
+      expect(refused.stderr).toContain("[env.staging] still has 3 placeholders");
       expect(refused.stderr).toContain("d1_databases[0].database_id = 00000000-0000-0000-0000-000000000000");
+      expect(refused.stderr).toContain("d1_databases[1].database_id = 00000000-0000-0000-0000-000000000000");
       expect(refused.stderr).toContain("vars.S3_ENDPOINT = https://<ACCOUNT_ID>.r2.cloudflarestorage.com");
-      // Production's S3_ENDPOINT was set in that copy: only its database is left.
+      // Production's S3_ENDPOINT was set in that copy: only its two databases are left.
       const production = await run("placeholders.ts", ["--env=", "--config", config.path]);
       expect(production.code).toBe(1);
-      expect(production.stderr).toContain("the top level still has 1 placeholder to replace");
+      expect(production.stderr).toContain("the top level still has 2 placeholders to replace");
       const ready = configWith(filled);
       try {
         expect(await run("placeholders.ts", ["--env=staging", "--config", ready.path])).toEqual({
@@ -278,6 +280,30 @@ describe("placeholders: a deploy or a build refuses to start while wrangler.toml
     // `npm run build` as package.json runs it, on this checkout's wrangler.toml: refused before wrangler runs.
     const build = await run("wrangler.ts", ["deploy", "--dry-run", "--env=", "--outdir", "dist-never"]);
     expect(build.code).toBe(1);
-    expect(build.stderr).toContain("the top level still has 2 placeholders");
+    expect(build.stderr).toContain("the top level still has 3 placeholders");
   }, 60_000);
+});
+
+describe('migrations: every D1 database of an environment (docs/scaling.md "Shards")', () => {
+  it("npm run db:migrate, deploy and deploy:staging migrate DB and each shard, the shard's ids in its range", async () => {
+    const { migrateCommands } = await import("../../scripts/migrate");
+    const scripts = (JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")) as { scripts: Record<string, string> })
+      .scripts;
+    expect(scripts["db:migrate"]).toBe("tsx scripts/migrate.ts --env=");
+    expect(scripts.deploy).toContain("&& tsx scripts/migrate.ts --env= &&");
+    expect(scripts["deploy:staging"]).toContain("&& tsx scripts/migrate.ts --env=staging &&");
+    for (const [env, where] of [
+      ["", "--remote"],
+      ["staging", "--remote"],
+      ["dev", "--local"],
+    ] as const) {
+      const commands = migrateCommands(env, where);
+      expect(
+        commands.map((c) => c.slice(0, 4).join(" ")),
+        env,
+      ).toEqual(["d1 migrations apply DB", "d1 migrations apply DB_SHARD_1", "d1 execute DB_SHARD_1 --env"]);
+      for (const c of commands) expect(c).toEqual(expect.arrayContaining(["--env", env, where]));
+      expect(commands[2]?.at(-1)).toContain(`seq = ${2 ** 40}`);
+    }
+  });
 });

@@ -100,6 +100,24 @@ export const users = searchable(
   { firstName: "firstNameSearch", lastName: "lastNameSearch" },
 );
 
+/**
+ * The shard map (docs/scaling.md "Shards"): which database holds a school's rows, by its binding's
+ * name (`DB`, `DB_SHARD_1`, ...). A platform table, in the platform database only; read and
+ * written by src/db/shards.ts alone. A school without a row is on `DB`.
+ */
+export const schoolShards = sqliteTable(
+  "school_shard",
+  {
+    schoolId: integer("school_id")
+      .primaryKey()
+      .references(() => schools.id, { onDelete: "cascade" }),
+    binding: text("binding").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [index("school_shard_binding_idx").on(t.binding)],
+);
+
 export const permissions = sqliteTable(
   "permission",
   {

@@ -164,7 +164,7 @@ export const dismissalReunifications = sqliteTable(
 
 /**
  * The version of the facts the dismissal board's plan reads, one row per school: triggers
- * (migrations/0066) move it at every change of those tables, whatever writes them; the board kept
+ * (migrations/0061) move it at every change of those tables, whatever writes them; the board kept
  * per isolate is read again once it moved (src/modules/dismissal/plan.ts `readDay`). Never written
  * by the app.
  */

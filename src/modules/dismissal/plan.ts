@@ -345,7 +345,7 @@ interface Plan {
  * The whole school's plans of a day this isolate keeps, by `school:date` (the office's board, its
  * live snapshot and the reunification report read them again and again, the plan rarely changes
  * in between): valid while the school's `dismissal_board_version` is the one read with them, which
- * triggers move at every change of a table the plan reads (migrations/0066; test/dismissal-kept.test.ts
+ * triggers move at every change of a table the plan reads (migrations/0061; test/dismissal-kept.test.ts
  * holds the list to the board's SQL). At most `KEPT_DAYS`, the least recently used leaving first.
  */
 const kept = new Map<string, Plan>();

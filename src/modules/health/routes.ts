@@ -4,6 +4,8 @@
  * a warning (the report says which, and a log line too).
  */
 import { z } from "@hono/zod-openapi";
+import { type Db, storeOf } from "../../db/client";
+import { databases, PLATFORM } from "../../db/shards";
 import { sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import type { Ctx } from "../../lib/context";
@@ -16,6 +18,16 @@ const Component = z.object({
   message: z.string().optional().openapi({ description: "Why it is down (the failure's class only)" }),
 });
 const ALL_UP = { database: { status: "up" }, storage: { status: "up" } };
+const MigrationLevel = z.object({
+  applied: z.number().int().openapi({ description: "Migrations the database records as applied" }),
+  latest: z
+    .string()
+    .nullable()
+    .openapi({ example: "0044_exit_permission_rules.sql", description: "The last one applied; null: none" }),
+  expected: z.string().nullable().openapi({ description: "The last migration the code was built with; null: unknown" }),
+  missing: z.boolean().openapi({ description: "Whether the database lacks the migration the code expects" }),
+});
+
 const Report = z
   .object({
     status: z.enum(["ok", "error"]).openapi({ description: "ok when every dependency is up (200), else error (503)" }),
@@ -29,7 +41,8 @@ const Report = z
       .nullable()
       .openapi({ description: "The dependencies that are down (with why)", example: {} }),
     details: z.record(z.string(), Component).openapi({
-      description: "Every dependency, by name: `database` (D1 or libSQL), `storage` (R2)",
+      description:
+        "Every dependency, by name: `database` (the platform database: D1 or libSQL), `database:DB_SHARD_1` ... (each shard), `storage` (R2)",
       example: ALL_UP,
     }),
     build: z
@@ -42,27 +55,34 @@ const Report = z
         builtAt: z.string().nullable().openapi({ description: "When the Worker was built (ISO 8601)" }),
       })
       .openapi({ description: "What this Worker was built from" }),
-    migrations: z
-      .object({
-        applied: z.number().int().openapi({ description: "Migrations the database records as applied" }),
-        latest: z
-          .string()
-          .nullable()
-          .openapi({ example: "0044_exit_permission_rules.sql", description: "The last one applied; null: none" }),
-        expected: z
-          .string()
-          .nullable()
-          .openapi({ description: "The last migration the code was built with; null: unknown" }),
-        missing: z.boolean().openapi({ description: "Whether the database lacks the migration the code expects" }),
-      })
-      .nullable()
-      .openapi({ description: "The database's migration level; null when the database is down" }),
+    migrations: MigrationLevel.nullable().openapi({
+      description: "The platform database's migration level; null when the database is down",
+    }),
+    databases: z
+      .array(
+        z.object({
+          binding: z.string().openapi({
+            example: "DB",
+            description: "The database's binding: `DB` (the platform's, shard 0), `DB_SHARD_1` ...",
+          }),
+          store: z.enum(["d1", "libsql"]).openapi({ description: "What the database is" }),
+          status: z.enum(["up", "down"]).openapi({ description: "up: it answered; down: it failed or timed out" }),
+          migrations: MigrationLevel.nullable().openapi({ description: "Its migration level; null when it is down" }),
+        }),
+      )
+      .openapi({
+        description:
+          "Every database: the platform's and each shard schools are spread over (docs/scaling.md), each with its migration level",
+      }),
     warnings: z.array(z.string()).openapi({ description: "What an operator should fix though the service answers" }),
   })
   .openapi("HealthReport");
 
 type ComponentStatus = z.infer<typeof Component>;
 type Migrations = NonNullable<z.infer<typeof Report>["migrations"]>;
+
+/** A database's name among the dependencies: `database` (the platform's), `database:DB_SHARD_1`. */
+const databaseName = (binding: string) => (binding === PLATFORM ? "database" : `database:${binding}`);
 
 /** The table wrangler's `d1 migrations apply` (and scripts/libsql-migrate.ts) records applied migrations in. */
 const MIGRATIONS_TABLE = "d1_migrations";
@@ -76,10 +96,10 @@ function noSuchTable(err: unknown): boolean {
 }
 
 /** The migration level: one read, which also proves the database answers. */
-async function migrationLevel(deps: Deps): Promise<Migrations> {
+async function migrationLevel(db: Db): Promise<Migrations> {
   const expected = expectedMigration();
   try {
-    const [row] = await deps.db.all<{ applied: number; latest: string | null; has: number }>(
+    const [row] = await db.all<{ applied: number; latest: string | null; has: number }>(
       sql`SELECT count(*) AS applied, max(name) AS latest, coalesce(sum(name = ${expected}), 0) AS has FROM ${sql.identifier(MIGRATIONS_TABLE)}`,
     );
     const applied = Number(row?.applied ?? 0);
@@ -123,22 +143,42 @@ export async function healthReport(deps: Deps) {
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
   });
-  const [database, storage] = await Promise.all([
-    check("database", () => migrationLevel(deps), deadline),
+  // Every database (the platform's, then each shard: docs/scaling.md "Shards"), each its own probe.
+  const bound = databases(deps);
+  const [storage, ...levels] = await Promise.all([
     check("storage", () => deps.storage.head("health-check"), deadline),
+    ...bound.map(([name, db]) => check(databaseName(name), () => migrationLevel(db), deadline)),
   ]).finally(() => clearTimeout(timer));
-  const details: Record<string, ComponentStatus> = { database: database.status, storage: storage.status };
+  const details: Record<string, ComponentStatus> = {};
+  bound.forEach(([name], i) => {
+    const level = levels[i];
+    if (level) details[databaseName(name)] = level.status;
+  });
+  details.storage = storage.status;
   const up = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "up"));
   const down = Object.fromEntries(Object.entries(details).filter(([, v]) => v.status === "down"));
-  const migrations = database.value ?? null;
+  const migrations = levels[0]?.value ?? null;
   const warnings: string[] = [];
-  if (migrations?.missing) {
-    const warning =
-      `The code expects migration ${migrations.expected}, which the database lacks (its last is ${migrations.latest ?? "none"}): ` +
-      "apply the migrations (npm run deploy applies them to D1; npm run db:migrate:libsql to libSQL)";
-    warnings.push(warning);
-    log.warn("database lacks a migration", { expected: migrations.expected, latest: migrations.latest });
-  }
+  const report = bound.map(([binding], i) => {
+    const level = levels[i];
+    const status = level?.status.status ?? "down";
+    const applied = level?.value ?? null;
+    if (applied?.missing) {
+      const which = binding === PLATFORM ? "the database" : `the database ${binding}`;
+      const warning =
+        `The code expects migration ${applied.expected}, which ${which} lacks (its last is ${applied.latest ?? "none"}): ` +
+        "apply the migrations (npm run deploy applies them to D1; npm run db:migrate:libsql to libSQL)";
+      warnings.push(warning);
+      log.warn("database lacks a migration", { database: binding, expected: applied.expected, latest: applied.latest });
+    }
+    const db = bound[i]?.[1];
+    return {
+      binding,
+      store: db && !deps.config?.libsql ? storeOf(db) : ("libsql" as const),
+      status,
+      migrations: applied,
+    };
+  });
   const ok = Object.keys(down).length === 0;
   return {
     status: ok ? ("ok" as const) : ("error" as const),
@@ -147,6 +187,7 @@ export async function healthReport(deps: Deps) {
     details,
     build: buildInfo(),
     migrations,
+    databases: report,
     warnings,
   };
 }

@@ -6,11 +6,12 @@
  * need `school.write`; updating one's own school needs `school.update` (school admins).
  */
 import { z } from "@hono/zod-openapi";
+import { placeSchool } from "../../db/placement";
 import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
 import { eq, type SQL, sql } from "../../db/sql";
-import type { Ctx } from "../../lib/context";
+import { type Ctx, now } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
 import { parseJson } from "../../lib/json";
 import { LANGUAGES } from "../../lib/language";
@@ -130,6 +131,8 @@ export const createSchool = schoolResource.create({
     phone: Phone.nullable().optional(),
   }),
   values: (_ctx, { body }) => ({ ...body, levels: storeLevels(body.levels) }),
+  // Its database: the least-loaded shard that takes new schools (docs/scaling.md "Shards").
+  also: (ctx, { id }) => [placeSchool(ctx.deps.db, id, now(ctx))],
   summary: "Create a school (platform: school.write)",
   description:
     "Its address is an address of the new school: create it with POST /api/v1/address (X-School-Id: the new id), " +

@@ -1,0 +1,108 @@
+/**
+ * Schools over several databases (docs/scaling.md "Shards"). The platform database (`DB`, also
+ * shard 0) holds the shard map, `school_shard`: which database holds each school's rows. This is
+ * the only code that reads it and picks a school's database; the data layer asks it for the
+ * database of a context (`databaseOf`), every read and write of a school's rows goes there, and
+ * the request's session follows (src/db/client.ts `claimHome`).
+ *
+ * The map is kept per isolate: a school's database is read once per isolate (one read, at the
+ * first statement of that school's first request there), then known. A school with no row in the
+ * map is on `DB` (the schools made before the map, the demo seed's).
+ */
+import type { Ctx } from "../lib/context";
+import { claimHome, type Db } from "./client";
+import { sql } from "./sql";
+
+/** The platform database's binding: shard 0. */
+export const PLATFORM = "DB";
+
+/**
+ * The databases a new school may be placed on. Only the platform database for now: a school's
+ * verbs still read platform tables in the school's statements (docs/scaling.md, "The queries that
+ * cross today"); once those read the school's copies, the other shards join this list and new
+ * schools spread over them.
+ */
+export const OPEN_FOR_NEW_SCHOOLS: readonly string[] = [PLATFORM];
+
+/** Schools whose database this isolate knows (then it starts again). */
+const MAX_KNOWN = 20_000;
+const known = new Map<number, string>();
+
+/** Every database of the deployment, by binding name (`DB` first); one when no shards are bound. */
+export function databases(deps: Ctx["deps"]): [string, Db][] {
+  // The platform's is always `deps.db` (a test's wrapper of it included).
+  return Object.entries({ ...deps.shards, [PLATFORM]: deps.db });
+}
+
+/** The binding that holds `schoolId`'s rows, from this isolate's copy of the map or one read of it. */
+export async function shardOf(deps: Ctx["deps"], schoolId: number): Promise<string> {
+  const name = known.get(schoolId);
+  if (name !== undefined) return name;
+  // Raw: the map's table is not imported here (src/db/placement.ts writes it), so the data layer
+  // that imports this file imports no schema.
+  const [row] = await (deps.platform ?? deps.db).all<{ binding: string }>(
+    sql`SELECT binding FROM school_shard WHERE school_id = ${schoolId} LIMIT 1`,
+  );
+  remember(schoolId, row?.binding ?? PLATFORM);
+  return row?.binding ?? PLATFORM;
+}
+
+/** What this isolate knows of the map, now: after a placement or a move, and in tests after seeding. */
+export function remember(schoolId: number, binding: string): void {
+  if (known.size >= MAX_KNOWN) known.clear();
+  known.set(schoolId, binding);
+}
+
+/** Forgets what this isolate knew of the map (a test file's fresh storage). */
+export function forgetShards(): void {
+  known.clear();
+}
+
+/**
+ * The database a context's statements run on: its school's when it is in a school and the table
+ * is a school's (every table but the platform's, `tenancy: "none"`); a platform table's, the
+ * platform's; across schools (no school in the context), the database the unit of work runs over
+ * (`deps.db`: the platform's, or one shard's in a cron run over it). A deployment without shards
+ * (libSQL today) has one database.
+ */
+export async function databaseOf(ctx: Ctx, source?: { tenancy?: string }): Promise<Db> {
+  const { deps } = ctx;
+  if (!deps.shards) return deps.db;
+  const platform = deps.platform ?? deps.db;
+  if (source?.tenancy === "none") return platform;
+  // Across schools: the database the unit of work runs over (a cron run's, once per database).
+  if (ctx.schoolId === null) return deps.db;
+  const name = await shardOf(deps, ctx.schoolId);
+  const db = name === PLATFORM ? platform : deps.shards[name];
+  if (!db) throw new Error(`school ${ctx.schoolId} is mapped to ${name}, a database this Worker has no binding for`);
+  claimHome(db);
+  return db;
+}
+
+/**
+ * Each database's record ids are its own range: shard n's start above n × 2^40 (shard 0's at 1),
+ * so a school's ids are unique across databases and it can move to another shard keeping them
+ * (docs/scaling.md "Record ids"). Up to 8,191 shards stay below `Number.MAX_SAFE_INTEGER`.
+ */
+export const ID_SPAN = 2 ** 40;
+
+/** The shard number of a binding: `DB` 0, `DB_SHARD_<n>` n. */
+export function shardNumber(binding: string): number {
+  if (binding === PLATFORM) return 0;
+  const n = /^DB_SHARD_(\d+)$/.exec(binding)?.[1];
+  if (n === undefined) throw new Error(`${binding} is not a database binding (DB or DB_SHARD_<n>)`);
+  return Number(n);
+}
+
+/**
+ * The statements that start shard `binding`'s ids in its range (after its migrations: every table
+ * with AUTOINCREMENT, a new table of a later migration too; run again, they change nothing).
+ */
+export function idRangeStatements(binding: string): string[] {
+  const floor = shardNumber(binding) * ID_SPAN;
+  if (floor === 0) return [];
+  return [
+    `INSERT INTO sqlite_sequence (name, seq) SELECT m.name, ${floor} FROM sqlite_master m WHERE m.type = 'table' AND m.sql LIKE '%AUTOINCREMENT%' AND NOT EXISTS (SELECT 1 FROM sqlite_sequence s WHERE s.name = m.name)`,
+    `UPDATE sqlite_sequence SET seq = ${floor} WHERE seq < ${floor}`,
+  ];
+}

@@ -1,0 +1,202 @@
+/**
+ * Schools over several databases (docs/scaling.md "Shards"): the tests run with two, `DB` (the
+ * platform's, shard 0) and `DB_SHARD_1`. The shard map says where a school's rows are; the data
+ * layer reads and writes them there and nowhere else; a new school is placed on the least-loaded
+ * database that takes new schools.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { placeSchool } from "../src/db/placement";
+import { OPEN_FOR_NEW_SCHOOLS, remember } from "../src/db/shards";
+import { jobsFor, runScheduled } from "../src/jobs/scheduled";
+import { DEMO, makeTestApp, type TestApp } from "./helpers";
+
+const NORTH = 1;
+const SHARD = "DB_SHARD_1";
+
+const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
+
+/** Every table of `db` with a `school_id` column. */
+async function schoolTables(db: D1Database): Promise<string[]> {
+  const rows = await db
+    .prepare(
+      `SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
+       WHERE m.type = 'table' AND c.name = 'school_id' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
+    )
+    .all<{ name: string }>();
+  return rows.results.map((r) => r.name);
+}
+
+/** How many rows of each table of `db` belong to `school` (tables with none left out). */
+async function rowsOf(db: D1Database, school: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of await schoolTables(db)) {
+    // The shard map is the platform's (a row about the school, in DB).
+    if (table === "school_shard") continue;
+    const row = await db.prepare(`SELECT count(*) AS n FROM "${table}" WHERE school_id = ?`).bind(school).first<{
+      n: number;
+    }>();
+    if (row && row.n > 0) counts[table] = row.n;
+  }
+  return counts;
+}
+
+/**
+ * A new school (through the API), then put on shard 1 as a move of a school with no rows does it:
+ * the map row switched and the school's anchor row in its database (docs/scaling.md "Anchors").
+ */
+async function schoolOnShard1(t: TestApp): Promise<number> {
+  const res = await t.request("/api/v1/school", {
+    method: "POST",
+    token: await superAdmin(t),
+    body: { name: "Shard One School", timeZone: "America/Mexico_City", levels: ["elementary"] },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const { id } = (await res.json()) as { id: number };
+  const school = await env.DB.prepare("SELECT * FROM school WHERE id = ?").bind(id).first<Record<string, unknown>>();
+  if (!school) throw new Error("no school row");
+  const columns = Object.keys(school);
+  await env.DB_SHARD_1.prepare(
+    `INSERT INTO school (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+  )
+    .bind(...columns.map((c) => school[c]))
+    .run();
+  await env.DB.prepare("UPDATE school_shard SET binding = ? WHERE school_id = ?").bind(SHARD, id).run();
+  remember(id, SHARD);
+  return id;
+}
+
+describe("schools over two databases", () => {
+  it("a school's rows are written to, and read from, its own database only", async () => {
+    const t = makeTestApp();
+    const token = await superAdmin(t);
+    const school = await schoolOnShard1(t);
+
+    const family = async (on: number, name: string) => {
+      const res = await t.request("/api/v1/family", {
+        method: "POST",
+        token,
+        school: on,
+        body: { familyNumber: `SH-${on}-${name}`, name },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const theirs = await family(school, "Sharded");
+    const ours = await family(NORTH, "Platform");
+    // Each database's ids are its own range: a school keeps its ids wherever it moves.
+    expect(theirs).toBeGreaterThan(2 ** 40);
+    expect(ours).toBeLessThan(2 ** 40);
+
+    // Each school's rows where the map says, and nowhere else.
+    const one = await rowsOf(env.DB_SHARD_1, school);
+    expect(one).toMatchObject({ family: 1, audit_log: 1 });
+    expect(await rowsOf(env.DB, school)).toEqual({});
+    expect(await rowsOf(env.DB_SHARD_1, NORTH)).toEqual({});
+    const north = await env.DB.prepare("SELECT id FROM family WHERE id = ? AND school_id = ?")
+      .bind(ours, NORTH)
+      .first();
+    expect(north).not.toBeNull();
+
+    // Read back through the API: each from its own database; the other school's id is a 404.
+    const get = (on: number, id: number) => t.request(`/api/v1/family/${id}`, { token, school: on });
+    expect((await get(school, theirs)).status).toBe(200);
+    expect((await get(NORTH, ours)).status).toBe(200);
+    expect((await get(NORTH, theirs)).status).toBe(404);
+    const list = await t.request("/api/v1/family", { token, school });
+    expect(((await list.json()) as { data: { name: string }[] }).data.map((f) => f.name)).toEqual(["Sharded"]);
+
+    // The answer's bookmark is the school's database's: sent back, the read starts there.
+    const bookmark = (await get(school, theirs)).headers.get("x-d1-bookmark");
+    expect(bookmark).toMatch(/^[0-9a-f]{8}-/);
+    const again = await t.request(`/api/v1/family/${theirs}`, {
+      token,
+      school,
+      headers: { "x-d1-bookmark": bookmark ?? "" },
+    });
+    expect(again.status).toBe(200);
+  });
+
+  it("the demo schools' rows are in the platform database, and none is in the shard", async () => {
+    expect(Object.keys(await rowsOf(env.DB, NORTH)).length).toBeGreaterThan(10);
+    expect(Object.keys(await rowsOf(env.DB, 2)).length).toBeGreaterThan(10);
+    const everything = await schoolTables(env.DB_SHARD_1);
+    for (const table of everything) {
+      const row = await env.DB_SHARD_1.prepare(`SELECT count(*) AS n FROM "${table}" WHERE school_id IN (1, 2)`).first<{
+        n: number;
+      }>();
+      expect(row?.n, table).toBe(0);
+    }
+  });
+
+  it("a new school is placed on the least-loaded database that takes new schools", async () => {
+    const t = makeTestApp();
+    // Today only the platform database takes new schools (docs/scaling.md).
+    expect(OPEN_FOR_NEW_SCHOOLS).toEqual(["DB"]);
+    const res = await t.request("/api/v1/school", {
+      method: "POST",
+      token: await superAdmin(t),
+      body: { name: "Placed School", timeZone: "America/Mexico_City", levels: ["elementary"] },
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    const placed = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(id).first();
+    expect(placed).toEqual({ binding: "DB" });
+
+    // With both open: the one with fewer schools (the demo's two and the one above are on DB).
+    const at = t.clock.now().toISOString();
+    const place = async (name: string, open: string[]) => {
+      const row = await env.DB.prepare(
+        "INSERT INTO school (name, name_search, time_zone, levels, created_at, updated_at) VALUES (?, ?, 'UTC', '[]', ?, ?) RETURNING id",
+      )
+        .bind(name, name.toLowerCase(), at, at)
+        .first<{ id: number }>();
+      if (!row) throw new Error("no school");
+      await t.db.batch([placeSchool(t.db, row.id, at, open)]);
+      const m = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(row.id).first();
+      return (m as { binding: string }).binding;
+    };
+    /** Schools on each database now (a school with no map row is on DB). */
+    const loads = async () => {
+      const row = await env.DB.prepare(
+        `SELECT sum(coalesce(m.binding, 'DB') = 'DB') AS db, sum(m.binding = ?) AS shard
+         FROM school s LEFT JOIN school_shard m ON m.school_id = s.id`,
+      )
+        .bind(SHARD)
+        .first<{ db: number; shard: number }>();
+      const counts: Record<string, number> = { DB: Number(row?.db ?? 0), [SHARD]: Number(row?.shard ?? 0) };
+      return counts;
+    };
+    const before = await loads();
+    expect(before.DB).toBeGreaterThan(before[SHARD] ?? 0);
+    const picks: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const open = i % 2 === 0 ? ["DB", SHARD] : [SHARD, "DB"];
+      const load = await loads();
+      const [first, second] = open as [string, string];
+      const expected = (load[second] ?? 0) < (load[first] ?? 0) ? second : first;
+      const picked = await place(`P${i}`, open);
+      expect(picked, `with ${JSON.stringify(load)}, open ${open.join(", ")}`).toBe(expected);
+      picks.push(picked);
+    }
+    expect(picks).toContain(SHARD);
+    expect(picks).toContain("DB");
+  });
+
+  it("a cron run runs its jobs once per database, each recorded in that database's history", async () => {
+    const t = makeTestApp();
+    const cron = "*/5 * * * *";
+    const count = async (db: D1Database) =>
+      (await db.prepare("SELECT count(*) AS n FROM cron_history WHERE cron = ?").bind(cron).first<{ n: number }>())?.n;
+    const [before, beforeShard] = [await count(env.DB), await count(env.DB_SHARD_1)];
+    await runScheduled(t.deps, cron);
+    const jobs = jobsFor(cron).length;
+    expect(jobs).toBeGreaterThan(0);
+    expect(await count(env.DB)).toBe((before ?? 0) + jobs);
+    expect(await count(env.DB_SHARD_1)).toBe((beforeShard ?? 0) + jobs);
+    const failed = await env.DB_SHARD_1.prepare(
+      "SELECT job, detail FROM cron_history WHERE status <> 'completed'",
+    ).all();
+    expect(failed.results).toEqual([]);
+  });
+});
