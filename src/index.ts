@@ -74,9 +74,9 @@ function depsFactory(openLibsql: OpenLibsql) {
     let deps = depsCache.get(env);
     if (!deps) {
       deps = (async () => {
-        // The catalogue and phone metadata first: a job renders messages and reads phone numbers too.
-        await loadIsolateData(env.ASSETS);
         const config = loadConfig(env);
+        // The catalogue and phone metadata before any work: a job renders messages and reads phone numbers too.
+        await loadIsolateData(env.ASSETS);
         const db: Db = config.libsql
           ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)
           : d1(env.DB);

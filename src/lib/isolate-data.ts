@@ -27,7 +27,8 @@ const Catalogue = z.record(z.string(), z.string());
 let loading: Promise<void> | undefined;
 let loaded = false;
 
-async function read<T>(assets: AssetStore, file: string, schema: z.ZodType<T>): Promise<T> {
+async function read<T>(assets: AssetStore | undefined, file: string, schema: z.ZodType<T>): Promise<T> {
+  if (!assets) throw new ConfigError("invalid configuration: no ASSETS binding (wrangler.toml [assets])", ["ASSETS"]);
   const res = await assets.fetch(`https://assets.invalid${DATA_PATH}${file}`);
   if (!res.ok) {
     throw new ConfigError(
@@ -39,7 +40,7 @@ async function read<T>(assets: AssetStore, file: string, schema: z.ZodType<T>): 
 }
 
 /** Reads the isolate's data from the static assets, once; resolved at once after the first time. */
-export function loadIsolateData(assets: AssetStore): Promise<void> {
+export function loadIsolateData(assets: AssetStore | undefined): Promise<void> {
   if (loaded) return Promise.resolve();
   loading ??= (async () => {
     const [catalogue, phone] = await Promise.all([

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrate } from "../../scripts/libsql-migrate";
 import worker from "../../src/index.libsql";
 import { DEVELOPMENT_VARS } from "../config-vars";
+import { diskAssets } from "./disk-assets";
 import { startHranaServer } from "./hrana-server";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -71,6 +72,8 @@ async function fetchWorker(path: string, url: string, init?: RequestInit) {
     LIBSQL_URL: url,
     // What the health check reads of object storage: nothing stored, and it answers.
     DOCUMENTS: { head: async () => null },
+    // The static assets as the build leaves them in public/ (the catalogue, the phone metadata).
+    ASSETS: diskAssets,
   } as unknown as Env;
   const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
   return worker.fetch(
