@@ -14,11 +14,12 @@ CREATE UNIQUE INDEX `dismissal_board_version_school_uq` ON `dismissal_board_vers
 -- A random start (below 2^53: JavaScript reads it exactly): a database made again (a test file's, a
 -- restore) never meets a version an isolate kept.
 INSERT INTO `dismissal_board_version` (`school_id`, `version`) SELECT `id`, abs(random() % 1000000000000) FROM `school`;--> statement-breakpoint
-CREATE TRIGGER `dismissal_board_school_insert` AFTER INSERT ON `school` BEGIN
-  INSERT OR IGNORE INTO `dismissal_board_version` (`school_id`, `version`) VALUES (NEW.`id`, abs(random() % 1000000000000));
-END;--> statement-breakpoint
+-- A school's version row is made with its first student (in the database that holds the school's
+-- rows: a school's own row is also the platform's, in DB, wherever its rows live, docs/scaling.md
+-- "Shards"); until then there is nothing to keep (no version read: the board is read afresh).
 CREATE TRIGGER `dismissal_board_student_insert` AFTER INSERT ON `student` BEGIN
-  UPDATE `dismissal_board_version` SET `version` = `version` + 1 WHERE `school_id` = NEW.`school_id`;
+  INSERT INTO `dismissal_board_version` (`school_id`, `version`) VALUES (NEW.`school_id`, abs(random() % 1000000000000))
+    ON CONFLICT (`school_id`) DO UPDATE SET `version` = `version` + 1;
 END;--> statement-breakpoint
 CREATE TRIGGER `dismissal_board_student_update` AFTER UPDATE ON `student` BEGIN
   UPDATE `dismissal_board_version` SET `version` = `version` + 1 WHERE `school_id` IN (OLD.`school_id`, NEW.`school_id`);
