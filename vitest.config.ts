@@ -12,9 +12,8 @@ const BUILD = [
   "test/node/docs-page.test.ts",
   "test/node/cors-browser.test.ts",
   "test/node/board-page.test.ts",
+  "test/node/peak.test.ts",
 ];
-// (test/node/peak.test.ts builds and serves the Worker too, but times nothing it asserts: it runs in
-// the node project, beside the workers files, not after them: ~20 s off the suite's wall time.)
 
 // wrangler's own lines ("Using secrets defined in .dev.vars", once per test file) are for `wrangler
 // dev`; the tests pin their bindings below. Its warnings and errors still show.
