@@ -24,6 +24,9 @@ export const parents = sqliteTable(
   (t) => [
     uniqueIndex("parent_user_uq").on(t.schoolId, t.userId),
     index("parent_family_idx").on(t.familyId),
+    // A user's parent profiles in every school (the board's version triggers on a user's names,
+    // migrations/0061: without it each name change scanned every school's parents).
+    index("parent_user_idx").on(t.userId),
     // The list's order (oldest first) within a school.
     index("parent_created_idx").on(t.schoolId, t.createdAt),
   ],
