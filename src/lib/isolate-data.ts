@@ -24,35 +24,51 @@ export const DATA_FILES = { catalogueEs: "messages.es.json", phoneMetadata: "pho
 
 const Catalogue = z.record(z.string(), z.string());
 
-let loading: Promise<void> | undefined;
-let loaded = false;
+/**
+ * `load` run once per isolate: its callers await the same promise, resolved at once after it
+ * succeeded; a failure is forgotten, so the next caller tries again. (The PDF writer's Unicode data
+ * loads through it too, src/lib/pdf-lib/binary-trie.ts.)
+ */
+export function oncePerIsolate(load: (assets: AssetStore | undefined) => Promise<void>) {
+  let loaded = false;
+  let loading: Promise<void> | undefined;
+  return (assets: AssetStore | undefined): Promise<void> => {
+    if (loaded) return Promise.resolve();
+    loading ??= load(assets).then(
+      () => {
+        loaded = true;
+      },
+      (err: unknown) => {
+        loading = undefined;
+        throw err;
+      },
+    );
+    return loading;
+  };
+}
 
-async function read<T>(assets: AssetStore | undefined, file: string, schema: z.ZodType<T>): Promise<T> {
+/** A file of the static assets (under `/data/` and the like), or a configuration error naming it. */
+export async function assetFile(assets: AssetStore | undefined, path: string): Promise<Response> {
   if (!assets) throw new ConfigError("invalid configuration: no ASSETS binding (wrangler.toml [assets])", ["ASSETS"]);
-  const res = await assets.fetch(`https://assets.invalid${DATA_PATH}${file}`);
+  const res = await assets.fetch(`https://assets.invalid${path}`);
   if (!res.ok) {
     throw new ConfigError(
-      `invalid configuration: ${DATA_PATH}${file} is not among the static assets (${res.status}); the build copies it (scripts/docs-assets.mjs)`,
+      `invalid configuration: ${path} is not among the static assets (${res.status}); the build copies it (scripts/docs-assets.mjs)`,
       ["ASSETS"],
     );
   }
-  return schema.parse(await res.json());
+  return res;
 }
 
+const read = async <T>(assets: AssetStore | undefined, file: string, schema: z.ZodType<T>): Promise<T> =>
+  schema.parse(await (await assetFile(assets, `${DATA_PATH}${file}`)).json());
+
 /** Reads the isolate's data from the static assets, once; resolved at once after the first time. */
-export function loadIsolateData(assets: AssetStore | undefined): Promise<void> {
-  if (loaded) return Promise.resolve();
-  loading ??= (async () => {
-    const [catalogue, phone] = await Promise.all([
-      read(assets, DATA_FILES.catalogueEs, Catalogue),
-      read(assets, DATA_FILES.phoneMetadata, PhoneMetadata),
-    ]);
-    setCatalogue("es", catalogue);
-    setPhoneMetadata(phone);
-    loaded = true;
-  })().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadIsolateData = oncePerIsolate(async (assets) => {
+  const [catalogue, phone] = await Promise.all([
+    read(assets, DATA_FILES.catalogueEs, Catalogue),
+    read(assets, DATA_FILES.phoneMetadata, PhoneMetadata),
+  ]);
+  setCatalogue("es", catalogue);
+  setPhoneMetadata(phone);
+});

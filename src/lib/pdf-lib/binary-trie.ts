@@ -8,26 +8,17 @@
  * unicode-properties builds its trie when it is evaluated, and the writer is loaded by a dynamic
  * `import()` (src/modules/route-availability/list-routes.ts).
  */
-import type { AssetStore } from "../../deps";
+import { assetFile, oncePerIsolate } from "../isolate-data";
 
 /** Where the trie is among the static assets. */
 export const TRIE_PATH = "/data/unicode-properties.trie";
 
 let bytes: Uint8Array | undefined;
-let loading: Promise<void> | undefined;
 
 /** The trie, read from the static assets once per isolate; resolved at once after the first time. */
-export function loadPdfData(assets: AssetStore): Promise<void> {
-  loading ??= (async () => {
-    const res = await assets.fetch(`https://assets.invalid${TRIE_PATH}`);
-    if (!res.ok) throw new Error(`${TRIE_PATH} is not among the static assets (${res.status})`);
-    bytes = new Uint8Array(await res.arrayBuffer());
-  })().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadPdfData = oncePerIsolate(async (assets) => {
+  bytes = new Uint8Array(await (await assetFile(assets, TRIE_PATH)).arrayBuffer());
+});
 
 /** What unicode-properties asks for when it is evaluated. */
 export function getBinaryTrie(): Uint8Array {
