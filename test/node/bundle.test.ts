@@ -10,11 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import type { Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   BUDGETS,
   type Bundle,
   buildWorker,
+  measureBuild,
   measureStartup,
   REFERENCE_ENTRY,
   ROOT,
@@ -40,7 +41,8 @@ beforeAll(async () => {
   // The unbundled app beside the built one reads its catalogue from public/ as the Worker does.
   await loadIsolateData(diskAssets);
   [d1Bundle, libsqlBundle, yardstick] = await Promise.all([
-    buildWorker(join(directory, "d1")),
+    // Built once by the build project's global setup (test/node/dev-global-setup.ts), bench:peak's too.
+    measureBuild(inject("workerBuild")),
     buildWorker(join(directory, "libsql"), "src/index.libsql.ts"),
     buildWorker(join(directory, "yardstick"), REFERENCE_ENTRY),
   ]);

@@ -1,13 +1,14 @@
 /**
  * `npm run bench:peak` (bench/peak.mjs) in a tiny configuration: 2 schools, 2 seconds, run as a
- * developer runs it (it builds the Worker, serves it in workerd, seeds, loads it). Its figures are not
- * judged here (docs/scaling.md holds them, with the machine's load); its output's shape is, so that
+ * developer runs it on a Worker already built (`--dist`: the one the build project's global setup
+ * built, which the bundle test measures): it serves it in workerd, seeds, loads it. Its figures are
+ * not judged here (docs/scaling.md holds them, with the machine's load); its output's shape is, so that
  * the bench cannot rot: every kind of request answered 2xx, the peak table, the shard counts (2 is
  * run once the build declares DB_SHARD_1, else said skipped with its reason), the cost per request
  * of every kind and the storage figures.
  */
 import { execFile } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const KINDS = ["parent-plan", "parent-permissions", "parent-ask", "office-summary", "office-confirm", "driver-list"];
@@ -63,6 +64,8 @@ describe("npm run bench:peak", () => {
       "--cost-samples=3",
       "--audit-copies=200",
       "--day-share=0.05",
+      // The Worker the bundle test measures, built once (test/node/dev-global-setup.ts).
+      `--dist=${inject("workerBuild")}`,
     ]);
     // Failures and stack traces go to stderr (a tool's warning there is not the bench's failure).
     expect(run.stderr, run.stdout).not.toMatch(/FAILED|Error|\n\s+at /);
