@@ -7,7 +7,10 @@
  * store and migration level; a shard that lacks a migration is a warning, one that cannot be
  * reached makes health 503 naming it, a shard URL the Worker cannot use is the configuration's 503.
  */
+
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Client, createClient } from "@libsql/client";
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrateAll } from "../../scripts/libsql-migrate";
 import { forgetShards, ID_SPAN } from "../../src/db/shards";
 import worker from "../../src/index.libsql";
+import { jobsFor } from "../../src/jobs/scheduled";
 import { signAccessToken } from "../../src/lib/tokens";
 import { DEVELOPMENT_VARS } from "../config-vars";
 import { diskAssets } from "./disk-assets";
@@ -289,6 +293,61 @@ describe("libSQL shards", () => {
       expect(report.databases[1]).toMatchObject({ binding: SHARD, store: "libsql", status: "down", migrations: null });
     } finally {
       logged.mockRestore();
+    }
+  });
+
+  it("runs a cron run's jobs once per libSQL database, each recorded in that database's history", async () => {
+    const cron = "*/5 * * * *";
+    const count = async (db: Client) =>
+      Number(
+        (await db.execute({ sql: "SELECT count(*) AS n FROM cron_history WHERE cron = ?", args: [cron] })).rows[0]?.n,
+      );
+    const [before, beforeShard] = [await count(platform), await count(shard)];
+    const waiting: Promise<unknown>[] = [];
+    const ctx = { ...executionContext, waitUntil: (p: Promise<unknown>) => waiting.push(p) } as ExecutionContext;
+    await worker.scheduled(
+      { cron, scheduledTime: Date.parse(NOW), noRetry: () => {} },
+      workerEnv({ LIBSQL_SHARD_1_URL: shardUrl }),
+      ctx,
+    );
+    await Promise.all(waiting);
+    const jobs = jobsFor(cron).length;
+    expect(jobs).toBeGreaterThan(0);
+    expect(await count(platform)).toBe(before + jobs);
+    expect(await count(shard)).toBe(beforeShard + jobs);
+    const failed = await shard.execute("SELECT job, detail FROM cron_history WHERE status <> 'completed'");
+    expect(failed.rows).toEqual([]);
+  });
+
+  it("names the shard's setting when its server is no libSQL server", async () => {
+    const other = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<h1>Not found</h1>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const env = workerEnv({ LIBSQL_SHARD_1_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}` });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      // The demo school 1 (on DB) answers; the school on the shard meets the setting.
+      const onShard = (
+        await platform.execute({ sql: "SELECT school_id FROM school_shard WHERE binding = ?", args: [SHARD] })
+      ).rows[0]?.school_id;
+      expect(onShard).toBeDefined();
+      const token = await superAdmin();
+      expect((await call(env, "/api/v1/family", { token, school: NORTH })).status).toBe(200);
+      const res = await call(env, "/api/v1/family", { token, school: Number(onShard) });
+      expect(res.status).toBe(503);
+      const lines = logged.mock.calls.map((c) => JSON.parse(String(c[0])) as Record<string, unknown>);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          message: "configuration refused",
+          settings: ["LIBSQL_SHARD_1_URL"],
+          error: "ConfigError",
+        }),
+      );
+    } finally {
+      logged.mockRestore();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
     }
   });
 
