@@ -1,13 +1,14 @@
 /**
  * Shards on libSQL (docs/scaling.md "libSQL shards"): the libSQL Worker (src/index.libsql.ts, here
  * on Node's fetch) with its platform database at `LIBSQL_URL` and shard 1 at `LIBSQL_SHARD_1_URL`,
- * two real libSQL files each behind a local libSQL server (test/node/hrana-server.ts), migrated as
- * `npm run db:migrate:libsql` migrates them (scripts/libsql-migrate.ts `migrateAll`). A school the
+ * two real libSQL files each behind a local libSQL server (test/node/hrana-server.ts), migrated by
+ * `npm run db:migrate:libsql` (scripts/libsql-migrate.ts). A school the
  * shard map puts on the shard has its rows there and only there; health names each database's
  * store and migration level; a shard that lacks a migration is a warning, one that cannot be
  * reached makes health 503 naming it, a shard URL the Worker cannot use is the configuration's 503.
  */
 
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -42,8 +43,8 @@ let platform: Client;
 let shard: Client;
 let platformUrl: string;
 let shardUrl: string;
-let migrated: Record<string, { applied: string[]; total: number }>;
-const printed: string[] = [];
+/** What `npm run db:migrate:libsql` did to the two databases. */
+let migrated: { status: number | null; out: string; err: string };
 
 /** A libSQL file (integers kept apart from floats, as the server needs) and a libSQL server in front of it. */
 async function served(name: string): Promise<{ client: Client; url: string }> {
@@ -58,14 +59,11 @@ beforeAll(async () => {
   // What a build defines (scripts/build-info.ts), as the workers project defines it: the last migration.
   vi.stubGlobal("__LATEST_MIGRATION__", MIGRATIONS.at(-1));
   directory = mkdtempSync(join(tmpdir(), "libsql-shards-"));
-  // Both databases migrated as `npm run db:migrate:libsql` does with LIBSQL_SHARD_1_URL set.
-  migrated = await migrateAll(
-    [
-      { binding: "DB", url: `file:${join(directory, "platform.db")}` },
-      { binding: SHARD, url: `file:${join(directory, "shard-1.db")}` },
-    ],
-    (line) => printed.push(line),
-  );
+  // Both databases migrated by `npm run db:migrate:libsql` with LIBSQL_SHARD_1_URL set.
+  migrated = await runMigrate({
+    LIBSQL_URL: `file:${join(directory, "platform.db")}`,
+    LIBSQL_SHARD_1_URL: `file:${join(directory, "shard-1.db")}`,
+  });
   ({ client: platform, url: platformUrl } = await served("platform.db"));
   ({ client: shard, url: shardUrl } = await served("shard-1.db"));
   await seedDemo(platform);
@@ -140,6 +138,25 @@ async function rowsOf(db: Client, school: number): Promise<Record<string, number
   return counts;
 }
 
+/** `npm run db:migrate:libsql` with these settings, as an operator runs it. */
+function runMigrate(settings: Record<string, string>): Promise<{ status: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/libsql-migrate.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, LIBSQL_AUTH_TOKEN: "", ...settings },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.on("close", (status) => resolve({ status, out, err }));
+  });
+}
+
 /** Each database's health entry, as the report lists them. */
 type Health = {
   status: string;
@@ -155,14 +172,17 @@ type Health = {
 };
 
 describe("libSQL shards", () => {
-  it("migrates every libSQL database, and starts the shard's ids in its range", async () => {
-    expect(migrated.DB?.applied).toEqual(MIGRATIONS);
-    expect(migrated[SHARD]?.applied).toEqual(MIGRATIONS);
-    expect(printed).toContain(
-      `${SHARD}: Migrations: ${MIGRATIONS.length} applied; the database has all ${MIGRATIONS.length} (last ${MIGRATIONS.at(-1)})`,
-    );
-    const floor = await shard.execute("SELECT min(seq) AS low FROM sqlite_sequence");
-    expect(Number(floor.rows[0]?.low)).toBeGreaterThanOrEqual(ID_SPAN);
+  it("migrates every libSQL database the environment names, each shard's ids in its range, and refuses a bad shard setting", async () => {
+    expect(migrated.status, migrated.err).toBe(0);
+    const all = `Migrations: ${MIGRATIONS.length} applied; the database has all ${MIGRATIONS.length} (last ${MIGRATIONS.at(-1)})`;
+    expect(migrated.out).toContain(`DB: ${all}`);
+    expect(migrated.out).toContain(`${SHARD}: ${all}`);
+    const levels = async (db: Client) =>
+      (await db.execute("SELECT name FROM d1_migrations ORDER BY id")).rows.map((r) => r.name);
+    expect(await levels(platform)).toEqual(MIGRATIONS);
+    expect(await levels(shard)).toEqual(MIGRATIONS);
+    const floor = async () => Number((await shard.execute("SELECT min(seq) AS low FROM sqlite_sequence")).rows[0]?.low);
+    expect(await floor()).toBeGreaterThanOrEqual(ID_SPAN);
     // Run again: nothing to apply, the range unchanged.
     const again = await migrateAll(
       [
@@ -172,7 +192,15 @@ describe("libSQL shards", () => {
       () => {},
     );
     expect(again[SHARD]?.applied).toEqual([]);
-  });
+    expect(await floor()).toBeGreaterThanOrEqual(ID_SPAN);
+    // A setting that names no shard: nothing migrated, the setting named.
+    const refused = await runMigrate({
+      LIBSQL_URL: `file:${join(directory, "platform.db")}`,
+      LIBSQL_SHARD_0_URL: `file:${join(directory, "zero.db")}`,
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.err).toMatch(/LIBSQL_SHARD_0_URL: expected LIBSQL_SHARD_<n>_URL/);
+  }, 60_000);
 
   it("writes a school's rows to the shard the map names and reads them from there only", async () => {
     const env = workerEnv({ LIBSQL_SHARD_1_URL: shardUrl });
