@@ -74,10 +74,88 @@ const ConfigSchema = z.object({
 });
 
 /** An issue of the configuration: the setting it is about, and what is wrong (never its value). */
-type Issue = { setting: string; message: string };
+export type Issue = { setting: string; message: string };
 
 /** The URL schemes the Worker's libSQL client (over HTTP or WebSocket) can reach. */
 const LIBSQL_SCHEMES = new Set(["libsql:", "https:", "http:", "wss:", "ws:"]);
+
+/** A libSQL database's URL as the Worker's client reaches it (`LIBSQL_URL`, each `LIBSQL_SHARD_<n>_URL`). */
+const WorkerLibsqlUrl = z.string().superRefine((url, ctx) => {
+  const scheme = URL.canParse(url) ? new URL(url).protocol : undefined;
+  if (scheme && LIBSQL_SCHEMES.has(scheme)) return;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      scheme === "file:"
+        ? "a file: database needs the Node client; a Worker reaches libSQL at libsql://, https:// or wss://"
+        : "expected a libSQL server's URL: libsql://, https://, http://, wss:// or ws://",
+  });
+});
+
+/** A libSQL database of the deployment: the platform's (`DB`, from `LIBSQL_URL`) or a shard's. */
+export interface LibsqlDatabase {
+  /** Its name in the shard map (`school_shard.binding`): `DB`, `DB_SHARD_<n>`. */
+  binding: string;
+  url: string;
+  authToken?: string;
+  /** The settings it comes from, to name in a refusal. */
+  settings: { url: string; token: string };
+}
+
+/** `LIBSQL_SHARD_<n>_URL` and `LIBSQL_SHARD_<n>_AUTH_TOKEN`: shard n, from 1 (8,191 fit the id ranges). */
+const SHARD_SETTING = /^LIBSQL_SHARD_([1-9]\d{0,3})_(URL|AUTH_TOKEN)$/;
+const MAX_SHARD = 8191;
+
+const ShardSettings = z.record(
+  z.string().regex(SHARD_SETTING, "expected LIBSQL_SHARD_<n>_URL or LIBSQL_SHARD_<n>_AUTH_TOKEN, n from 1 to 8191"),
+  z.string(),
+);
+
+/**
+ * The libSQL shards the environment names (docs/scaling.md "libSQL shards"): shard n's URL in
+ * `LIBSQL_SHARD_<n>_URL`, its token in `LIBSQL_SHARD_<n>_AUTH_TOKEN` or else `LIBSQL_AUTH_TOKEN`
+ * (a Turso group token opens every database of its group); binding name `DB_SHARD_<n>`, as the
+ * shard map names it. URLs are not checked for the Worker here: scripts/libsql-migrate.ts takes
+ * `file:` ones too. Ordered by shard number.
+ */
+export function libsqlShards(env: Record<string, unknown>): { databases: LibsqlDatabase[]; issues: Issue[] } {
+  // Empty is unset, as for every setting.
+  const entries = Object.entries(env).filter(([key, value]) => key.startsWith("LIBSQL_SHARD_") && value !== "");
+  const parsed = ShardSettings.safeParse(Object.fromEntries(entries));
+  const issues: Issue[] = (parsed.error?.issues ?? []).map((i) => ({
+    setting: String(i.path[0] ?? "LIBSQL_SHARD_"),
+    message: (i.code === "invalid_key" ? i.issues[0]?.message : undefined) ?? i.message,
+  }));
+  const bad = new Set(issues.map((i) => i.setting));
+  const numbers = new Set<number>();
+  for (const [key] of entries) {
+    const match = SHARD_SETTING.exec(key);
+    if (!match || bad.has(key)) continue;
+    const n = Number(match[1]);
+    if (n > MAX_SHARD) issues.push({ setting: key, message: `shard numbers go from 1 to ${MAX_SHARD}` });
+    else numbers.add(n);
+  }
+  const text = (key: string) => (typeof env[key] === "string" && env[key] !== "" ? (env[key] as string) : undefined);
+  const databases: LibsqlDatabase[] = [];
+  for (const n of [...numbers].sort((a, b) => a - b)) {
+    const urlKey = `LIBSQL_SHARD_${n}_URL`;
+    const tokenKey = `LIBSQL_SHARD_${n}_AUTH_TOKEN`;
+    const url = text(urlKey);
+    if (url === undefined) {
+      if (!bad.has(urlKey)) issues.push({ setting: tokenKey, message: `a token for no shard: ${urlKey} is not set` });
+      continue;
+    }
+    if (bad.has(urlKey) || bad.has(tokenKey)) continue;
+    const own = text(tokenKey);
+    databases.push({
+      binding: `DB_SHARD_${n}`,
+      url,
+      authToken: own ?? text("LIBSQL_AUTH_TOKEN"),
+      settings: { url: urlKey, token: own === undefined ? "LIBSQL_AUTH_TOKEN" : tokenKey },
+    });
+  }
+  return { databases, issues };
+}
 
 /**
  * What one setting says about another, checked on the raw values whatever else is wrong, so that
@@ -103,14 +181,21 @@ function crossChecks(raw: Record<string, unknown>, failed: ReadonlySet<string>):
   }
   const libsqlUrl = text("LIBSQL_URL");
   if (libsqlUrl !== undefined && !failed.has("LIBSQL_URL")) {
-    const scheme = URL.canParse(libsqlUrl) ? new URL(libsqlUrl).protocol : undefined;
-    if (!scheme || !LIBSQL_SCHEMES.has(scheme)) {
+    const problem = WorkerLibsqlUrl.safeParse(libsqlUrl).error?.issues[0]?.message;
+    if (problem) issues.push({ setting: "LIBSQL_URL", message: problem });
+  }
+  const shards = libsqlShards(raw);
+  issues.push(...shards.issues);
+  for (const shard of shards.databases) {
+    const problem = WorkerLibsqlUrl.safeParse(shard.url).error?.issues[0]?.message;
+    if (problem) issues.push({ setting: shard.settings.url, message: problem });
+  }
+  if (shards.databases.length > 0 && libsqlUrl === undefined) {
+    for (const shard of shards.databases) {
       issues.push({
-        setting: "LIBSQL_URL",
+        setting: shard.settings.url,
         message:
-          scheme === "file:"
-            ? "a file: database needs the Node client; a Worker reaches libSQL at libsql://, https:// or wss://"
-            : "expected a libSQL server's URL: libsql://, https://, http://, wss:// or ws://",
+          "a libSQL shard needs LIBSQL_URL, the platform database (shard 0); a D1 Worker's shards are D1 bindings",
       });
     }
   }
@@ -163,7 +248,7 @@ export class ConfigError extends Error {
   }
 }
 
-function toConfig(v: z.infer<typeof ConfigSchema>) {
+function toConfig(v: z.infer<typeof ConfigSchema>, raw: Record<string, unknown>) {
   const account = v.PUSH_PROVIDER === "fcm" ? serviceAccount(v.FCM_SERVICE_ACCOUNT) : undefined;
   // crossChecks refused a malformed key before this runs.
   const fcm = typeof account === "object" ? account : undefined;
@@ -227,7 +312,13 @@ function toConfig(v: z.infer<typeof ConfigSchema>) {
     accessLog: v.ACCESS_LOG ?? (isDevelopment ? "all" : "problems"),
     /** The app link shared to join a school (`GET /api/v1/user/share-url`, invitation texts). */
     appShareUrl: v.APP_SHARE_URL,
-    libsql: v.LIBSQL_URL ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN } : undefined,
+    /**
+     * The libSQL databases when `LIBSQL_URL` is set: the platform's (`DB`, shard 0) and each shard's
+     * (`LIBSQL_SHARD_<n>_URL`: docs/scaling.md "libSQL shards").
+     */
+    libsql: v.LIBSQL_URL
+      ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN, shards: libsqlShards(raw).databases }
+      : undefined,
     appVersions: {
       ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },
       android: { latest: v.ANDROID_LATEST_VERSION, minimum: v.ANDROID_MIN_VERSION },
@@ -284,7 +375,7 @@ export function loadConfig(env: object): Config {
         ...new Set(issues.map((i) => i.setting)),
       ]);
     }
-    config = toConfig(parsed.data);
+    config = toConfig(parsed.data, env as Record<string, unknown>);
     cache.set(env, config);
   }
   return config;

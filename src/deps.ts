@@ -53,7 +53,8 @@ export interface Deps {
   db: Db;
   /**
    * Every database by its binding's name, `DB` (the same handle as `db`) first: the shards schools
-   * are spread over (src/db/shards.ts picks a school's). Absent: one database (libSQL today).
+   * are spread over (src/db/shards.ts picks a school's): D1 bindings, or libSQL databases
+   * (`LIBSQL_SHARD_<n>_URL`). Absent: one database (libSQL without shard settings).
    */
   shards?: Readonly<Record<string, Db>>;
   /**

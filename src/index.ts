@@ -4,7 +4,7 @@
  * This is the D1 Worker; src/index.libsql.ts is the same Worker with a libSQL client bundled.
  */
 import { type App, createApp } from "./app";
-import { ConfigError, loadConfig, servesDevelopmentRoutes } from "./config";
+import { ConfigError, type LibsqlDatabase, loadConfig, servesDevelopmentRoutes } from "./config";
 import { type Db, d1, type OpenLibsql } from "./db/client";
 import { type Clock, type Deps, systemClock } from "./deps";
 import { handleQueue } from "./jobs/queue";
@@ -24,16 +24,34 @@ const noLibsql: OpenLibsql = () => {
   );
 };
 
-/** Opens the libSQL database; a URL its client refuses is a setting the Worker cannot serve. */
-async function openStore(open: OpenLibsql, url: string, authToken?: string): Promise<Db> {
+/** Opens a libSQL database; a URL its client refuses is a setting the Worker cannot serve. */
+async function openStore(open: OpenLibsql, database: Omit<LibsqlDatabase, "binding">): Promise<Db> {
+  const { url, authToken, settings } = database;
   try {
-    return await open(url, authToken);
+    return await open(url, authToken, settings);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError("invalid configuration: LIBSQL_URL is not a URL the libSQL client accepts", ["LIBSQL_URL"], {
-      cause: err,
-    });
+    throw new ConfigError(
+      `invalid configuration: ${settings.url} is not a URL the libSQL client accepts`,
+      [settings.url],
+      { cause: err },
+    );
   }
+}
+
+/**
+ * Every libSQL database of the Worker, by the shard map's names: `DB` (the platform's, at
+ * `LIBSQL_URL`) and each `DB_SHARD_<n>` at `LIBSQL_SHARD_<n>_URL` (docs/scaling.md "libSQL
+ * shards"); undefined when no shard is set (one database, no map to read).
+ */
+export async function libsqlShards(
+  open: OpenLibsql,
+  shards: readonly LibsqlDatabase[],
+  platform: Db,
+): Promise<Record<string, Db> | undefined> {
+  if (shards.length === 0) return undefined;
+  const opened = await Promise.all(shards.map(async (shard) => [shard.binding, await openStore(open, shard)] as const));
+  return { DB: platform, ...Object.fromEntries(opened) };
 }
 
 /**
@@ -78,13 +96,16 @@ function depsFactory(openLibsql: OpenLibsql) {
         // The catalogue and phone metadata before any work: a job renders messages and reads phone numbers too.
         await loadIsolateData(env.ASSETS);
         const db: Db = config.libsql
-          ? await openStore(openLibsql, config.libsql.url, config.libsql.authToken)
+          ? await openStore(openLibsql, {
+              ...config.libsql,
+              settings: { url: "LIBSQL_URL", token: "LIBSQL_AUTH_TOKEN" },
+            })
           : d1(env.DB);
         const clock = clockOf(env);
         return {
           config,
           db,
-          shards: config.libsql ? undefined : d1Shards(env, db),
+          shards: config.libsql ? await libsqlShards(openLibsql, config.libsql.shards, db) : d1Shards(env, db),
           clock,
           sms: smsFromConfig(config, db, clock),
           push: pushFromConfig(config, db, clock),

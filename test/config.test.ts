@@ -171,6 +171,54 @@ describe("loadConfig", () => {
     }
   });
 
+  it("reads libSQL shards from LIBSQL_SHARD_<n>_URL, each token its own or LIBSQL_AUTH_TOKEN", () => {
+    const config = loadConfig({
+      ...PRODUCTION,
+      LIBSQL_URL: "libsql://school-api.turso.io",
+      LIBSQL_AUTH_TOKEN: "group-token",
+      LIBSQL_SHARD_2_URL: "libsql://school-api-shard-2.turso.io",
+      LIBSQL_SHARD_2_AUTH_TOKEN: "shard-2-token",
+      LIBSQL_SHARD_1_URL: "libsql://school-api-shard-1.turso.io",
+      LIBSQL_SHARD_3_URL: "",
+    });
+    expect(config.libsql?.shards).toEqual([
+      {
+        binding: "DB_SHARD_1",
+        url: "libsql://school-api-shard-1.turso.io",
+        authToken: "group-token",
+        settings: { url: "LIBSQL_SHARD_1_URL", token: "LIBSQL_AUTH_TOKEN" },
+      },
+      {
+        binding: "DB_SHARD_2",
+        url: "libsql://school-api-shard-2.turso.io",
+        authToken: "shard-2-token",
+        settings: { url: "LIBSQL_SHARD_2_URL", token: "LIBSQL_SHARD_2_AUTH_TOKEN" },
+      },
+    ]);
+    expect(loadConfig({ ...PRODUCTION, LIBSQL_URL: "libsql://school-api.turso.io" }).libsql?.shards).toEqual([]);
+  });
+
+  it("refuses libSQL shard settings it cannot serve, naming each", () => {
+    const libsql = { ...PRODUCTION, LIBSQL_URL: "libsql://school-api.turso.io" };
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ LIBSQL_SHARD_1_URL: "file:shard-1.db" }, /LIBSQL_SHARD_1_URL: a file: database needs the Node client/],
+      [{ LIBSQL_SHARD_1_URL: "not a url" }, /LIBSQL_SHARD_1_URL: expected a libSQL server's URL/],
+      [{ LIBSQL_SHARD_0_URL: "libsql://x.turso.io" }, /LIBSQL_SHARD_0_URL: expected LIBSQL_SHARD_<n>_URL/],
+      [{ LIBSQL_SHARD_ONE_URL: "libsql://x.turso.io" }, /LIBSQL_SHARD_ONE_URL: expected LIBSQL_SHARD_<n>_URL/],
+      [{ LIBSQL_SHARD_9000_URL: "libsql://x.turso.io" }, /LIBSQL_SHARD_9000_URL: shard numbers go from 1 to 8191/],
+      [{ LIBSQL_SHARD_1_AUTH_TOKEN: "t" }, /LIBSQL_SHARD_1_AUTH_TOKEN: a token for no shard/],
+    ];
+    for (const [vars, expected] of cases) {
+      expect(refusal({ ...libsql, ...vars }), JSON.stringify(vars)).toMatch(expected);
+    }
+    // Shards are libSQL's: without LIBSQL_URL (a D1 Worker, whose shards are bindings) they are refused.
+    expect(refusal({ ...PRODUCTION, LIBSQL_SHARD_1_URL: "libsql://x.turso.io" })).toMatch(
+      /LIBSQL_SHARD_1_URL: a libSQL shard needs LIBSQL_URL/,
+    );
+    // The message names the setting, never the value.
+    expect(refusal({ ...libsql, LIBSQL_SHARD_1_URL: "postgres://secret.example/x" })).not.toMatch(/secret\.example/);
+  });
+
   it("reads CORS_ORIGINS as a comma-separated list of exact origins", () => {
     const config = loadConfig({
       ...PRODUCTION,

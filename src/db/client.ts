@@ -242,4 +242,8 @@ function counted(binding: D1Database): D1Database {
 }
 
 /** Opens a libSQL database (src/db/libsql.ts); only the libSQL entry, src/index.libsql.ts, bundles one. */
-export type OpenLibsql = (url: string, authToken?: string) => Db | Promise<Db>;
+export type OpenLibsql = (
+  url: string,
+  authToken?: string,
+  settings?: { url: string; token: string },
+) => Db | Promise<Db>;

@@ -63,7 +63,7 @@ export function forgetShards(): void {
  * is a school's (every table but the platform's, `tenancy: "none"`); a platform table's, the
  * platform's; across schools (no school in the context), the database the unit of work runs over
  * (`deps.db`: the platform's, or one shard's in a cron run over it). A deployment without shards
- * (libSQL today) has one database.
+ * (libSQL with no `LIBSQL_SHARD_<n>_URL`) has one database.
  */
 export async function databaseOf(ctx: Ctx, source?: { tenancy?: string }): Promise<Db> {
   const { deps } = ctx;

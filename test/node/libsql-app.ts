@@ -77,6 +77,11 @@ export async function migrate(client: Client) {
     .sort()) {
     await client.batch(migrationStatements(readFileSync(join(dir, file), "utf8")), "write");
   }
+  await seedDemo(client);
+}
+
+/** The demo seed (seed/demo.sql), on a migrated database. */
+export async function seedDemo(client: Client) {
   await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
 }
 
