@@ -160,6 +160,10 @@ export const listAuditLogs = resource.list({
     { by: auditLog.createdAt, desc: true },
     { by: auditLog.id, desc: true },
   ],
+  // Without a school: each database's trail (the platform's and each shard's), merged in that order.
+  acrossDatabases: {
+    compare: (a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id),
+  },
   summary: "List the audit trail, newest first (the super-admin without X-School-Id: every school's)",
 });
 

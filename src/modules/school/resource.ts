@@ -10,6 +10,7 @@ import { placeSchool } from "../../db/placement";
 import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
+import { shardOf } from "../../db/shards";
 import { eq, type SQL, sql } from "../../db/sql";
 import { type Ctx, now } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
@@ -98,6 +99,9 @@ export const schoolResource = defineResource({
   view: { fields: { ...columnsOf(schools), address: addressJson } },
   toRecord: (_ctx, row) => toSchool(row),
   visibleTo: visibleSchools,
+  // The school's own row is kept in its shard too (its anchor: docs/scaling.md "Anchors"); the
+  // platform's row is written first, then the whole row there (nothing when it is on `DB`).
+  anchors: async (ctx, id) => [await shardOf(ctx.deps, id)],
 });
 
 const Name = text({ max: 200 }).openapi({ example: "Northside Demo School" });
