@@ -8,6 +8,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { forgetShards, remember } from "../src/db/shards";
+import { runScheduled } from "../src/jobs/scheduled";
 import { verifyAccessToken } from "../src/lib/tokens";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
@@ -253,6 +254,43 @@ describe("the audit trail across schools", () => {
       (await db.prepare("SELECT count(*) AS n FROM audit_log WHERE entity = 'family'").first<{ n: number }>())?.n ?? 0;
     expect(first.total).toBe((await count(env.DB)) + (await count(env.DB_SHARD_1)));
     expect(await count(env.DB_SHARD_1)).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("jobs over the shard's schools", () => {
+  it("a reminder of a school on the shard goes out from the cron run over the shard", async () => {
+    const t = makeTestApp();
+    const token = await superAdmin(t);
+    const school = await schoolOnShard1(t, "Reminded School");
+    // The acting super-admin's anchor (written by the user anchors' change).
+    await copyToShard("user", DEMO.superAdmin.id);
+    t.clock.current = new Date("2026-11-23T15:00:00.000Z");
+    const created = await t.request("/api/v1/lost-article", {
+      method: "POST",
+      token,
+      school,
+      body: { name: "Chamarra roja", category: "clothing", donateAfter: "2026-12-01" },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const article = ((await created.json()) as { id: number }).id;
+    const reminder = await t.request("/api/v1/lost-article-reminder", {
+      method: "POST",
+      token,
+      school,
+      body: { lostArticleId: article, daysBefore: 2, time: "09:30" },
+    });
+    expect(reminder.status, await reminder.clone().text()).toBe(201);
+    const id = ((await reminder.json()) as { id: number }).id;
+    t.clock.current = new Date("2026-11-29T15:31:00.000Z");
+    await runScheduled(t.deps, "*/5 * * * *");
+    const row = await env.DB_SHARD_1.prepare("SELECT status FROM lost_article_reminder WHERE id = ?").bind(id).first();
+    expect(row).toEqual({ status: "sent" });
+    const notice = await env.DB_SHARD_1.prepare(
+      "SELECT count(*) AS n FROM notification WHERE school_id = ? AND about_entity = 'lost-article' AND about_id = ?",
+    )
+      .bind(school, article)
+      .first<{ n: number }>();
+    expect(notice?.n).toBe(1);
   });
 });
 
