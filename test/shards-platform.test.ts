@@ -11,10 +11,12 @@ import { forgetShards, remember } from "../src/db/shards";
 import { runScheduled } from "../src/jobs/scheduled";
 import { verifyAccessToken } from "../src/lib/tokens";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
+import { PushQueue } from "./push-queue";
 
 const SHARD = "DB_SHARD_1";
 const NORTH = 1;
 const ADMIN_ROLE = 2;
+const PARENT_ROLE = 5;
 
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
 
@@ -254,6 +256,66 @@ describe("the audit trail across schools", () => {
       (await db.prepare("SELECT count(*) AS n FROM audit_log WHERE entity = 'family'").first<{ n: number }>())?.n ?? 0;
     expect(first.total).toBe((await count(env.DB)) + (await count(env.DB_SHARD_1)));
     expect(await count(env.DB_SHARD_1)).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("pushes of a school on the shard", () => {
+  it("reach the device registered in the platform database, and drop a device gone since", async () => {
+    const push = new PushQueue();
+    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const school = await schoolOnShard1(t, "Pushing School");
+    await copyToShard("user", DEMO.superAdmin.id);
+    await memberOnShard(school, DEMO.northParent.id, PARENT_ROLE);
+    // The parent registers a phone while in the shard's school: a platform row, in DB only.
+    const parent = await t.token(DEMO.northParent.id, { [school]: [] });
+    const token = "shard-parent-device-0001";
+    const registered = await t.request("/api/v1/device-token", {
+      method: "POST",
+      token: parent,
+      school,
+      body: { token, platform: "android" },
+    });
+    expect(registered.status, await registered.clone().text()).toBe(201);
+    const device = ((await registered.json()) as { id: number }).id;
+    expect(await env.DB.prepare("SELECT user_id FROM device_token WHERE id = ?").bind(device).first()).toEqual({
+      user_id: DEMO.northParent.id,
+    });
+    expect(await env.DB_SHARD_1.prepare("SELECT id FROM device_token WHERE id = ?").bind(device).first()).toBeNull();
+
+    const send = async (title: string) => {
+      const res = await t.request("/api/v1/notification", {
+        method: "POST",
+        token: await superAdmin(t),
+        school,
+        body: { title, body: "From the shard", users: [DEMO.northParent.id] },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const pushesOf = (id: number) =>
+      env.DB_SHARD_1.prepare(
+        "SELECT device_token_id AS device, status FROM notification_push WHERE notification_id = ?",
+      )
+        .bind(id)
+        .all()
+        .then((r) => r.results);
+    const first = await send("Hello shard");
+    await push.drain(t.deps);
+    expect(await pushesOf(first)).toEqual([{ device, status: "sent" }]);
+    const outbox = await env.DB.prepare("SELECT payload FROM dev_push_outbox WHERE token = ?").bind(token).all();
+    expect(outbox.results.map((r) => JSON.stringify(r.payload))).toEqual([expect.stringContaining("Hello shard")]);
+
+    // The device is deleted after its push was written, before it went out: the push is dropped.
+    t.clock.advance(60);
+    const second = await send("Too late");
+    // The fan-out alone (the push it queues is held back).
+    const fanOut = push.held.shift();
+    if (fanOut) await push.deliverOne(t.deps, fanOut);
+    expect(await pushesOf(second)).toEqual([{ device, status: "pending" }]);
+    const removed = await t.request(`/api/v1/device-token/${device}`, { method: "DELETE", token: parent, school });
+    expect(removed.status).toBe(204);
+    await push.drain(t.deps);
+    expect(await pushesOf(second)).toEqual([{ device, status: "dropped" }]);
   });
 });
 

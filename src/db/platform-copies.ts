@@ -8,12 +8,12 @@
  * Between the two, a copy can lag (the platform's batch committed, the shard's write failed): the
  * request fails (500) and the next write of the row copies all of it again.
  */
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../lib/context";
 import { databaseNamed, PLATFORM, platformDb } from "./shards";
-import { eq, type SQLWrapper } from "./sql";
+import { eq } from "./sql";
 
-type Keyed = SQLiteTable & { id: SQLWrapper & { name: string } };
+type Keyed = SQLiteTable & { id: SQLiteColumn };
 
 /** The shards other than the platform's (`DB_SHARD_1`, ...): where a catalogue row is copied. */
 export function everyShard(ctx: Ctx): string[] {
@@ -34,7 +34,7 @@ export async function copyRow(ctx: Ctx, table: Keyed, id: number, shards: readon
       databaseNamed(ctx.deps, name)
         .insert(table)
         .values(row)
-        .onConflictDoUpdate({ target: table.id as never, set: row }),
+        .onConflictDoUpdate({ target: table.id, set: row }),
     ),
   );
 }

@@ -55,7 +55,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
   const table = data.table;
   // A platform resource's writes run on the platform database (a school's copies follow them:
   // docs/scaling.md "Anchors"); a school resource's on its school's.
-  const onPlatform = config.scope === "platform" ? data : undefined;
+  const onPlatform = config.scope === "platform" || config.platformRows ? data : undefined;
   if (config.scope === "school" && data.tenancy === "none" && !config.visibleTo && !parent) {
     throw new Error(`${config.name}: a school-scoped resource over a shared table needs visibleTo or a parent`);
   }

@@ -110,6 +110,11 @@ export interface ResourceConfig<
    * same row to each (src/db/platform-copies.ts).
    */
   anchors?: (ctx: X, id: number) => Promise<readonly string[]> | readonly string[];
+  /**
+   * A school-scoped resource over platform rows (a user's devices, served in a school): its writes
+   * run on the platform database, as a platform resource's do, not on the school's shard.
+   */
+  platformRows?: true;
 }
 
 /** Adds the joins a view's fields read from (the fields name the joined tables' columns). */
