@@ -31,10 +31,7 @@ export async function copyRow(ctx: Ctx, table: Keyed, id: number, shards: readon
   if (!row) return dropRow(ctx, table, id, targets);
   await Promise.all(
     targets.map((name) =>
-      databaseNamed(ctx.deps, name)
-        .insert(table)
-        .values(row)
-        .onConflictDoUpdate({ target: table.id, set: row }),
+      databaseNamed(ctx.deps, name).insert(table).values(row).onConflictDoUpdate({ target: table.id, set: row }),
     ),
   );
 }

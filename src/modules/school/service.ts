@@ -5,13 +5,14 @@
  * find).
  */
 import { Batch } from "../../db/batch";
+import { dropFromShards, mapRowsOf } from "../../db/placement";
 import { Addresses, addresses } from "../../db/schema/address";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
-import { Roles, RoleUsers, roles, roleUsers, Schools, schoolShards, schools } from "../../db/schema/core";
+import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { Groups } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { Routes } from "../../db/schema/transport";
-import { databaseNamed, PLATFORM, shardOf } from "../../db/shards";
+import { PLATFORM, shardOf } from "../../db/shards";
 import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -185,10 +186,10 @@ function restrictingRows(ctx: Ctx, where: SQL | undefined): Statement[] {
 export async function deleteSchool(ctx: Ctx, id: number) {
   const where = schoolResource.scoped(ctx, eq(schools.id, id), "write");
   const batch = schoolResource.batch(ctx);
-  const held = batch.result(shardsOf(ctx, [id]));
+  const held = batch.result(mapRowsOf(ctx.deps.db, [id]));
   batch.add(...restrictingRows(ctx, where), ...schoolResource.writes.delete(ctx, id));
   const results = await schoolResource.commit(ctx, id, batch);
-  await dropFromShards(ctx, [id], results.get(held));
+  await dropFromShards(ctx.deps, [id], results.get(held));
 }
 
 /**
@@ -199,7 +200,7 @@ export async function deleteSchool(ctx: Ctx, id: number) {
 export async function deleteSchools(ctx: Ctx, ids: number[]) {
   const where = schoolResource.scoped(ctx, inList(schools.id, ids), "write");
   const batch = schoolResource.batch(ctx);
-  const held = batch.result(shardsOf(ctx, ids));
+  const held = batch.result(mapRowsOf(ctx.deps.db, ids));
   batch.add(Schools.auditRemoved(ctx, where), ...restrictingRows(ctx, where));
   const removed = batch.result(
     ctx.deps.db.delete(schools).where(Schools.where(ctx, where)).returning({ id: schools.id }),
@@ -207,39 +208,9 @@ export async function deleteSchools(ctx: Ctx, ids: number[]) {
   const results = await batch.commit();
   const deleted = results.get(removed);
   const gone = new Set(deleted.map((r) => r.id));
-  await dropFromShards(ctx, [...gone], results.get(held));
+  await dropFromShards(ctx.deps, [...gone], results.get(held));
   return {
     deleted: ids.filter((id) => gone.has(id)),
     notFound: ids.filter((id) => !gone.has(id)),
   };
-}
-
-/** The shard map's rows of `ids`, read in the batch that deletes them (before the cascade takes them). */
-const shardsOf = (ctx: Ctx, ids: readonly number[]) =>
-  ctx.deps.db
-    .select({ schoolId: schoolShards.schoolId, binding: schoolShards.binding })
-    .from(schoolShards)
-    .where(inList(schoolShards.schoolId, ids));
-
-/**
- * After the platform's rows of deleted schools: each one's anchor in its shard, which takes the
- * school's rows there with it (their foreign keys cascade; bulk processes first, as above). One
- * batch per shard, in parallel; schools on `DB` went with the platform's batch.
- */
-async function dropFromShards(ctx: Ctx, deleted: readonly number[], map: { schoolId: number; binding: string }[]) {
-  const held = new Map(map.map((r) => [r.schoolId, r.binding]));
-  const byShard = new Map<string, number[]>();
-  for (const id of deleted) {
-    const name = held.get(id) ?? PLATFORM;
-    if (name !== PLATFORM) byShard.set(name, [...(byShard.get(name) ?? []), id]);
-  }
-  await Promise.all(
-    [...byShard].map(([name, ids]) => {
-      const db = databaseNamed(ctx.deps, name);
-      return db.batch([
-        db.delete(bulkProcesses).where(inList(bulkProcesses.schoolId, ids)),
-        db.delete(schools).where(inList(schools.id, ids)),
-      ]);
-    }),
-  );
 }
