@@ -99,6 +99,10 @@ describe("a school's anchor in its shard", () => {
     expect((await setAddress(addressId)).status).toBe(204);
     expect(await schoolRow(env.DB, school)).toMatchObject({ addressId });
     expect(await schoolRow(env.DB_SHARD_1, school)).toMatchObject({ addressId });
+    // Read back: the row from DB, its address from the shard.
+    const got = await t.request(`/api/v1/school/${school}`, { token });
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ addressId, address: { id: addressId, street: "Calle 1" } });
     // Another school's address is still a 404.
     const north = await env.DB.prepare("SELECT id FROM address WHERE school_id = ? LIMIT 1")
       .bind(NORTH)
