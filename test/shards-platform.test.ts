@@ -260,6 +260,12 @@ describe("the audit trail across schools", () => {
       (await db.prepare("SELECT count(*) AS n FROM audit_log WHERE entity = 'family'").first<{ n: number }>())?.n ?? 0;
     expect(first.total).toBe((await count(env.DB)) + (await count(env.DB_SHARD_1)));
     expect(await count(env.DB_SHARD_1)).toBeGreaterThanOrEqual(2);
+    // One entry by its id: found on the database whose id range holds it.
+    const shardEntry = first.data[0] as { id?: number; schoolId: number };
+    expect(shardEntry.schoolId).toBe(school);
+    const one = await t.request(`/api/v1/audit-log/${shardEntry.id}`, { token });
+    expect(one.status).toBe(200);
+    expect(await one.json()).toMatchObject({ id: shardEntry.id, schoolId: school, entity: "family" });
   });
 });
 

@@ -64,6 +64,18 @@ export function perDatabase<C extends Ctx>(ctx: C): C[] {
   }));
 }
 
+/**
+ * The context across schools on the database whose range holds record id `id` (each database's
+ * ids are its own range, `ID_SPAN`): a record of any school found by its id alone, one read.
+ */
+export function onDatabaseOfId<C extends Ctx>(ctx: C, id: number): C {
+  const n = Math.floor(id / ID_SPAN);
+  const platform = platformDb(ctx.deps);
+  const db = n === 0 ? platform : ctx.deps.shards?.[`DB_SHARD_${n}`];
+  if (!db) return ctx;
+  return { ...ctx, schoolId: null, deps: { ...ctx.deps, db, platform } };
+}
+
 /** `perDatabase` but the platform's: the shards (none without shards). */
 export function otherDatabases<C extends Ctx>(ctx: C): C[] {
   const platform = platformDb(ctx.deps);
