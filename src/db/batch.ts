@@ -39,7 +39,15 @@ export class Batch {
   /** Whether it writes (a batch of reads alone is not guarded by an If-Match: src/db/write.ts). */
   private writes = false;
 
-  constructor(private readonly ctx: Ctx) {}
+  /**
+   * `source`: the table the batch is about, when it is a platform table (`tenancy: "none"`): the
+   * batch then runs on the platform database, whatever school the context is in (a school's
+   * anchors are copied after it: docs/scaling.md "Anchors"). Else on the context's database.
+   */
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly source?: { readonly tenancy?: string },
+  ) {}
 
   /** Adds statements whose results nobody reads. */
   add(...statements: readonly Statement[]): this {
@@ -70,6 +78,6 @@ export class Batch {
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
     const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
-    return new Results(await commit(ctx, [first, ...rest], messages));
+    return new Results(await commit(ctx, [first, ...rest], messages, this.source));
   }
 }

@@ -2,11 +2,13 @@
  * Where a new school goes (docs/scaling.md "Shards"): its row of the shard map, written in the
  * batch that creates the school, on the least-loaded database that takes new schools.
  */
+import type { Deps } from "../deps";
 import type { Db } from "./client";
-import { schoolShards } from "./schema/core";
-import { OPEN_FOR_NEW_SCHOOLS, PLATFORM } from "./shards";
+import { bulkProcesses } from "./schema/bulk-process";
+import { schoolShards, schools } from "./schema/core";
+import { databaseNamed, OPEN_FOR_NEW_SCHOOLS, PLATFORM } from "./shards";
 import { type SQL, sql } from "./sql";
-import type { Statement } from "./write";
+import { inList, type Statement } from "./write";
 
 /**
  * The map row of a new school, in the batch that creates it: on the least-loaded database of
@@ -23,4 +25,39 @@ export function placeSchool(db: Db, school: number | SQL, at: string, open = OPE
     .select(
       sql`SELECT ${school}, b.value, ${at}, ${at} FROM json_each(${JSON.stringify(open)}) b ORDER BY ${load}, b.key LIMIT 1`,
     ) satisfies Statement;
+}
+
+/** The shard map's rows of `ids`: read in the batch that deletes those schools (before the cascade takes them). */
+export const mapRowsOf = (db: Db, ids: readonly number[]) =>
+  db
+    .select({ schoolId: schoolShards.schoolId, binding: schoolShards.binding })
+    .from(schoolShards)
+    .where(inList(schoolShards.schoolId, ids));
+
+/**
+ * After the platform's rows of deleted schools: each one's anchor in its shard (`map`: their map
+ * rows, read before), which takes the school's rows there with it (their foreign keys cascade; bulk
+ * processes first, whose RESTRICT on their documents would refuse it: src/modules/school/service.ts).
+ * One batch per shard, in parallel; schools on `DB` went with the platform's batch.
+ */
+export async function dropFromShards(
+  deps: Deps,
+  deleted: readonly number[],
+  map: readonly { schoolId: number; binding: string }[],
+) {
+  const held = new Map(map.map((r) => [r.schoolId, r.binding]));
+  const byShard = new Map<string, number[]>();
+  for (const id of deleted) {
+    const name = held.get(id) ?? PLATFORM;
+    if (name !== PLATFORM) byShard.set(name, [...(byShard.get(name) ?? []), id]);
+  }
+  await Promise.all(
+    [...byShard].map(([name, ids]) => {
+      const db = databaseNamed(deps, name);
+      return db.batch([
+        db.delete(bulkProcesses).where(inList(bulkProcesses.schoolId, ids)),
+        db.delete(schools).where(inList(schools.id, ids)),
+      ]);
+    }),
+  );
 }

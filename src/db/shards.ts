@@ -34,6 +34,54 @@ export function databases(deps: Ctx["deps"]): [string, Db][] {
   return Object.entries({ ...deps.shards, [PLATFORM]: deps.db });
 }
 
+/** The platform database's handle: `deps.db`, or `deps.platform` in a cron run over a shard. */
+export const platformDb = (deps: Ctx["deps"]): Db => deps.platform ?? deps.db;
+
+/** The handle of database `name` (`DB` the platform's). */
+export function databaseNamed(deps: Ctx["deps"], name: string): Db {
+  const db = name === PLATFORM ? platformDb(deps) : deps.shards?.[name];
+  if (!db) throw new Error(`no binding ${name} in this Worker`);
+  return db;
+}
+
+/**
+ * The context of one read across schools per database, each over the schools that database
+ * holds (the platform's first): its `deps.db` is that database, `deps.platform` the platform's,
+ * and it names no school, so the data layer runs its statements there (`databaseOf`). A read of a
+ * user's schools, or of every school, runs once on each, in parallel, and merges (docs/scaling.md
+ * "Shards", group F); never one statement over two databases. One context when there are no shards.
+ */
+export function perDatabase<C extends Ctx>(ctx: C): C[] {
+  const platform = platformDb(ctx.deps);
+  if (!ctx.deps.shards) return [{ ...ctx, schoolId: null }];
+  // `DB` first (a shard map's `DB` is the platform's handle, or a test's wrapper of it).
+  const every: Record<string, Db> = { [PLATFORM]: platform, ...ctx.deps.shards };
+  every[PLATFORM] = platform;
+  return Object.values(every).map((db) => ({
+    ...ctx,
+    schoolId: null,
+    deps: { ...ctx.deps, db, platform },
+  }));
+}
+
+/**
+ * The context across schools on the database whose range holds record id `id` (each database's
+ * ids are its own range, `ID_SPAN`): a record of any school found by its id alone, one read.
+ */
+export function onDatabaseOfId<C extends Ctx>(ctx: C, id: number): C {
+  const n = Math.floor(id / ID_SPAN);
+  const platform = platformDb(ctx.deps);
+  const db = n === 0 ? platform : ctx.deps.shards?.[`DB_SHARD_${n}`];
+  if (!db) return ctx;
+  return { ...ctx, schoolId: null, deps: { ...ctx.deps, db, platform } };
+}
+
+/** `perDatabase` but the platform's: the shards (none without shards). */
+export function otherDatabases<C extends Ctx>(ctx: C): C[] {
+  const platform = platformDb(ctx.deps);
+  return perDatabase(ctx).filter((on) => on.deps.db !== platform);
+}
+
 /** The binding that holds `schoolId`'s rows, from this isolate's copy of the map or one read of it. */
 export async function shardOf(deps: Ctx["deps"], schoolId: number): Promise<string> {
   const name = known.get(schoolId);

@@ -99,10 +99,12 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   ctx: Ctx,
   statements: T,
   messages: CommitMessages = {},
+  source?: { readonly tenancy?: string },
 ): Promise<BatchResponse<T>> {
   const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
-  // The school's database (src/db/shards.ts), or the platform's: every statement runs there.
-  const db = await databaseOf(ctx);
+  // The school's database (src/db/shards.ts), or the platform's (across schools, or a batch about
+  // a platform table): every statement runs there.
+  const db = await databaseOf(ctx, source);
   try {
     if (!version) return await db.batch(statements);
     const guarded: [Statement, ...T] = [stillAsRead(db, version), ...statements];

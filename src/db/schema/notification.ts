@@ -124,9 +124,11 @@ export const notificationPushes = sqliteTable(
     recipientId: integer("recipient_id")
       .notNull()
       .references(() => notificationRecipients.id, { onDelete: "cascade" }),
-    deviceTokenId: integer("device_token_id")
-      .notNull()
-      .references(() => deviceTokens.id, { onDelete: "cascade" }),
+    /**
+     * The device (`device_token`, a platform row: never copied to a shard, so no foreign key; a
+     * push whose device is gone by its delivery is `dropped`: docs/scaling.md "Shards", group D).
+     */
+    deviceTokenId: integer("device_token_id").notNull(),
     status: text("status", { enum: ["pending", "sending", "sent", "dropped", "failed"] })
       .notNull()
       .default("pending"),

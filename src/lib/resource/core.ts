@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch, type Results } from "../../db/batch";
+import { copyRow, dropRow } from "../../db/platform-copies";
 import { columnsOf, type Fields, type Query, type RowOf } from "../../db/query";
 import { and, eq, type SQL, sql } from "../../db/sql";
 import type { InsertValues, RecordTable, SetValues } from "../../db/table";
@@ -52,6 +53,9 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
 ) {
   const { data, label, parent } = config;
   const table = data.table;
+  // A platform resource's writes run on the platform database (a school's copies follow them:
+  // docs/scaling.md "Anchors"); a school resource's on its school's.
+  const onPlatform = config.scope === "platform" || config.platformRows ? data : undefined;
   if (config.scope === "school" && data.tenancy === "none" && !config.visibleTo && !parent) {
     throw new Error(`${config.name}: a school-scoped resource over a shared table needs visibleTo or a parent`);
   }
@@ -225,7 +229,7 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     const conds: (SQL | undefined)[] = (spec.rules ?? []).map((r) => r.when);
     if (spec.from) conds.push(inList(spec.from.column, spec.from.states));
     const guardedBy = and(...conds);
-    const batch = new Batch(ctx).add(...(spec.before ?? []));
+    const batch = new Batch(ctx, onPlatform).add(...(spec.before ?? []));
     batch.add(
       ...(spec.remove
         ? writes.delete(ctx, id, parentId, guardedBy)
@@ -301,8 +305,15 @@ export function resourceCore<T extends RecordTable, R extends z.ZodObject, V ext
     ifMatch,
     about,
     otherState,
+    /** Copies row `id` to the shards that keep it, after its platform write (`config.anchors`). */
+    copyAnchors: async (ctx: X, id: number) => {
+      if (config.anchors) await copyRow(ctx, table, id, await config.anchors(ctx, id));
+    },
+    /** The shards that keep row `id` (before it is deleted), and then its deletion there. */
+    anchorsOf: async (ctx: X, id: number) => (config.anchors ? await config.anchors(ctx, id) : []),
+    dropAnchors: (ctx: X, id: number, shards: readonly string[]) => dropRow(ctx, table, id, shards),
     /** A new batch for a verb of this resource. */
-    batch: (ctx: X) => new Batch(ctx),
+    batch: (ctx: X) => new Batch(ctx, onPlatform),
     /** The current school (a school-scoped resource always has one). */
     school: (ctx: X) => ctx.schoolId,
     /** A guard statement: aborts the batch when the statement before it changed nothing. */

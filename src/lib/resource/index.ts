@@ -53,6 +53,10 @@ export function defineResource<
     changeAndRead: core.changeAndRead,
     /** `If-Match` for an update of its own (`defineRoute({ ifMatch: resource.ifMatch })`): checked against `find`. */
     ifMatch: core.ifMatch,
+    /** Copies row `id` to the shards that keep it (`anchors`), after a verb of its own wrote the platform's. */
+    copyAnchors: core.copyAnchors,
+    /** A batch of a verb of its own: on the platform database for a platform resource. */
+    batch: core.batch,
     /** The 409 messages of its writes. */
     messages: core.messages,
   };

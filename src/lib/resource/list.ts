@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
 import { columnsOf, type Fields, type RowOf } from "../../db/query";
+import { perDatabase } from "../../db/shards";
 import { and, type SQL } from "../../db/sql";
 import type { RecordTable } from "../../db/table";
 import type { Access } from "../access";
@@ -29,7 +30,7 @@ import { type Cell, XLSX_TYPE, xlsxResponse } from "../xlsx";
 import type { Meta, ResourceCore } from "./core";
 import type { Filters, Join } from "./types";
 
-export interface ListSpec<F extends Filters<X>, X extends Ctx = SchoolCtx> extends Meta {
+export interface ListSpec<F extends Filters<X>, X extends Ctx = SchoolCtx, V extends Fields = Fields> extends Meta {
   access: Access;
   filters?: F;
   /**
@@ -47,6 +48,13 @@ export interface ListSpec<F extends Filters<X>, X extends Ctx = SchoolCtx> exten
    * visibility (a list that shows other rows on request: the deleted ones to staff).
    */
   visibleTo?: (ctx: X, query: object) => SQL | undefined;
+  /**
+   * A list of every school's rows (the caller in no school) that reads each database (the
+   * platform's and each shard's: docs/scaling.md "Shards", group F), in parallel, and merges their
+   * rows in the list's order (`compare`, which must be the order's, ending on the unique id): page
+   * p of n reads the first p × n rows of each, the total is the sum. In a school: its database only.
+   */
+  acrossDatabases?: { compare: (a: RowOf<NoInfer<V>>, b: RowOf<NoInfer<V>>) => number };
 }
 
 /** What an export takes of its list (`resource.list(...)` gives it): filters, sortable fields, default order. */
@@ -110,7 +118,7 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
   });
 
   /** `GET path`: a page of records, filtered and sorted. */
-  function list<F extends Filters<X> = Filters<X>>(spec: ListSpec<F, X>) {
+  function list<F extends Filters<X> = Filters<X>>(spec: ListSpec<F, X, V>) {
     const filters: Filters<X> = spec.filters ?? {};
     // One strict object (not extend + strict: every schema made costs start-up time).
     const query = z.strictObject({
@@ -137,6 +145,33 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
       const own = spec.visibleTo ? { visible: spec.visibleTo(ctx, q) } : undefined;
       const where = core.scoped(ctx, and(...filterConditions(filters, q, ctx)), "read", parentId, own);
       const page = pageInput(q);
+      if (spec.acrossDatabases && ctx.schoolId === null && parentId === null) {
+        const { compare } = spec.acrossDatabases;
+        const depth = page.page * page.pageSize;
+        const parts = await Promise.all(
+          perDatabase(ctx).map(async (on) => {
+            // Built for the caller; run on that database (the batch's own: src/db/write.ts).
+            const batch = new Batch(on);
+            const rows = batch.read(
+              core
+                .select(ctx)
+                .where(where)
+                .orderBy(...orderBy)
+                .limit(depth),
+            );
+            const total = batch.read(core.data.select(ctx, { id: table.id }).where(where).count());
+            const results = await batch.commit();
+            return { rows: results.get(rows), total: results.get(total)[0]?.n ?? 0 };
+          }),
+        );
+        const merged = parts.flatMap((p) => p.rows).sort(compare);
+        const data = merged.slice(depth - page.pageSize, depth).map((row) => core.toRecord(ctx, row));
+        return new Listing(
+          data,
+          parts.reduce((n, p) => n + p.total, 0),
+          page,
+        );
+      }
       const batch = new Batch(ctx);
       const rows = batch.read(
         core

@@ -104,6 +104,17 @@ export interface ResourceConfig<
   parent?: Parent;
   /** What every operation's context needs read first (who the caller acts for). */
   context?: ContextLoader;
+  /**
+   * A platform resource whose rows shards keep copies of (docs/scaling.md "Anchors"): the shards
+   * that keep row `id`'s. Its create, update and delete write the platform database, then the
+   * same row to each (src/db/platform-copies.ts).
+   */
+  anchors?: (ctx: X, id: number) => Promise<readonly string[]> | readonly string[];
+  /**
+   * A school-scoped resource over platform rows (a user's devices, served in a school): its writes
+   * run on the platform database, as a platform resource's do, not on the school's shard.
+   */
+  platformRows?: true;
 }
 
 /** Adds the joins a view's fields read from (the fields name the joined tables' columns). */

@@ -164,6 +164,7 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const created = batch.read(core.readOne(ctx, id));
       const [row] = (await batch.commit(core.messages)).get(created);
       if (!row) throw new Error(`${config.name}: the created row was not read back`);
+      if (config.anchors) await core.copyAnchors(ctx, Number(row.id));
       return core.toRecord(ctx, row);
     }
     return { ...serve(route, run), route, run };
@@ -196,11 +197,13 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       if (spec.from) {
         const also = spec.also?.(ctx, { id, body: input.body });
         const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
-        return core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
+        await core.change(ctx, id, { action: "update", set: values, ...guards, also, parentId });
+      } else {
+        const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
+        batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
+        await core.guarded(ctx, id, batch, { parentId, diagnose: { action: "update" } });
       }
-      const batch = core.batch(ctx).add(...core.writes.update(ctx, id, values, "update", parentId));
-      batch.add(...(spec.also?.(ctx, { id, body: input.body }) ?? []));
-      await core.guarded(ctx, id, batch, { parentId, diagnose: { action: "update" } });
+      await core.copyAnchors(ctx, id);
     }
     return { ...serve(route, run), route, run };
   }
@@ -223,17 +226,20 @@ export function writeBuilders<T extends RecordTable, R extends z.ZodObject, V ex
       const { id } = input.params;
       const parentId = core.parentOf(input.params);
       await spec.check?.(ctx, { id });
+      const anchors = await core.anchorsOf(ctx, id);
       if (spec.from) {
         const also = spec.also?.(ctx, { id, body: undefined });
         const guards = { from: spec.from, conflict: spec.conflict?.({ id }) };
-        return core.change(ctx, id, { action: "delete", remove: true, ...guards, also, parentId });
+        await core.change(ctx, id, { action: "delete", remove: true, ...guards, also, parentId });
+      } else {
+        const batch = core
+          .batch(ctx)
+          .add(...(spec.before?.(ctx, { id }) ?? []), ...core.writes.delete(ctx, id, parentId));
+        batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
+        // A restrict foreign key may still point here.
+        await core.guarded(ctx, id, batch, { parentId, messages: core.stillReferenced(id) });
       }
-      const batch = core
-        .batch(ctx)
-        .add(...(spec.before?.(ctx, { id }) ?? []), ...core.writes.delete(ctx, id, parentId));
-      batch.add(...(spec.also?.(ctx, { id, body: undefined }) ?? []));
-      // A restrict foreign key may still point here.
-      await core.guarded(ctx, id, batch, { parentId, messages: core.stillReferenced(id) });
+      await core.dropAnchors(ctx, id, anchors);
     }
     return { ...serve(route, run), route, run };
   }

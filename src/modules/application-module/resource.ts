@@ -5,6 +5,7 @@
  * Keys never change (clients and routes know modules by key): PUT takes name and description.
  */
 import { z } from "@hono/zod-openapi";
+import { everyShard } from "../../db/platform-copies";
 import { ApplicationModules, applicationModules } from "../../db/schema/application-module";
 import { FIRST_CUSTOM_MODULE_ID } from "../../lib/app-modules";
 import { unprocessable } from "../../lib/errors";
@@ -56,6 +57,9 @@ export const catalogue = defineResource({
     builtIn: isBuiltIn(row.id),
   }),
   conflictMessage: m`An application module with this key already exists`,
+  // Every shard keeps the catalogue (its schools' roles and states point at it): a row written
+  // here is copied to each (docs/scaling.md "Anchors").
+  anchors: (ctx) => everyShard(ctx),
 });
 
 export const listApplicationModules = catalogue.list({

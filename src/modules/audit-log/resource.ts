@@ -9,12 +9,15 @@ import { columnsOf } from "../../db/query";
 import { auditLog } from "../../db/schema/audit-log";
 import { AuditLog } from "../../db/schema/audit-trail";
 import { Users, users } from "../../db/schema/core";
+import { onDatabaseOfId } from "../../db/shards";
 import { and, eq, gte, isNull, lte, type SQL, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
+import type { Ctx } from "../../lib/context";
 import { dateTime } from "../../lib/dates";
 import { parseJson } from "../../lib/json";
 import { m, zodMessage } from "../../lib/message";
 import { defineResource, RecordBase } from "../../lib/resource";
+import { serve } from "../../lib/route";
 import { copyOf, copyTable, identity } from "../user/api";
 import { permissions } from "./permissions";
 
@@ -160,7 +163,21 @@ export const listAuditLogs = resource.list({
     { by: auditLog.createdAt, desc: true },
     { by: auditLog.id, desc: true },
   ],
+  // Without a school: each database's trail (the platform's and each shard's), merged in that order.
+  acrossDatabases: {
+    compare: (a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id),
+  },
   summary: "List the audit trail, newest first (the super-admin without X-School-Id: every school's)",
 });
 
-export const getAuditLog = resource.get({ access: permissions.read, summary: "Get an audit log entry by id" });
+const getOnItsDatabase = resource.get({ access: permissions.read, summary: "Get an audit log entry by id" });
+
+/** Without a school: the entry on the database whose id range holds it (docs/scaling.md "Record ids"). */
+const readEntry = (ctx: Ctx, input: Parameters<typeof getOnItsDatabase.run>[1]) =>
+  getOnItsDatabase.run(ctx.schoolId === null ? onDatabaseOfId(ctx, input.params.id) : ctx, input);
+
+export const getAuditLog = {
+  ...serve(getOnItsDatabase.route, readEntry),
+  route: getOnItsDatabase.route,
+  run: readEntry,
+};

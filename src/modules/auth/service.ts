@@ -23,6 +23,7 @@ import {
   users,
 } from "../../db/schema/core";
 import { idempotencyKeys, rateLimits } from "../../db/schema/jobs";
+import { otherDatabases } from "../../db/shards";
 import { and, desc, eq, gt, isNull, lt, lte, sql } from "../../db/sql";
 import type { Deps } from "../../deps";
 import { bitmapsBySchool, FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
@@ -179,6 +180,34 @@ function membershipsQuery(ctx: Ctx, userId: number) {
 
 type Membership = { schoolId: number; permissionId: number | null; language: Language };
 
+/**
+ * The user's schools on the other databases (docs/scaling.md "Shards", group F): the sign-in's
+ * own batch reads those on the platform's; each shard's are one read batch there (the schools'
+ * rows point at their anchors: `school`, the user), in parallel with it. Never one statement over
+ * two databases.
+ */
+async function onShards(ctx: Ctx, userId: number) {
+  const parts = await Promise.all(
+    otherDatabases(ctx).map(async (on) => {
+      const batch = new Batch(on);
+      const memberships = batch.read(membershipsQuery(on, userId));
+      const disabled = batch.read(disabledModulesOfUser(on, userId));
+      const delegations = batch.result(delegationsQuery(on.deps, userId));
+      const results = await batch.commit();
+      return {
+        memberships: results.get(memberships),
+        disabled: results.get(disabled),
+        delegations: results.get(delegations),
+      };
+    }),
+  );
+  return {
+    memberships: parts.flatMap((p) => p.memberships),
+    disabled: parts.flatMap((p) => p.disabled),
+    delegations: parts.flatMap((p) => p.delegations),
+  };
+}
+
 export function schoolBitmaps(rows: { schoolId: number; permissionId: number | null }[]): Record<string, string> {
   // Tokens carry the built-in catalogue only: custom permissions (ids from 1000) gate no route.
   const builtIn = (id: number | null) => (id !== null && id < FIRST_CUSTOM_PERMISSION_ID ? id : null);
@@ -277,12 +306,12 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
   const membershipSlot = batch.read(membershipsQuery(ctx, user.id));
   const disabledSlot = batch.read(disabledModulesOfUser(ctx, user.id));
   const delegationSlot = batch.result(delegationsQuery(deps, user.id));
-  const results = await batch.commit();
+  const [results, shards] = await Promise.all([batch.commit(), onShards(ctx, user.id)]);
   const [consumed, memberships, disabled, delegations] = [
     results.get(consumedSlot),
-    results.get(membershipSlot),
-    results.get(disabledSlot),
-    results.get(delegationSlot),
+    [...results.get(membershipSlot), ...shards.memberships],
+    [...results.get(disabledSlot), ...shards.disabled],
+    [...results.get(delegationSlot), ...shards.delegations],
   ];
   if (consumed.length === 0) {
     // Another request used the same code in between: that one signed in, this one does not.
@@ -331,12 +360,12 @@ export async function refresh(ctx: Ctx, presented: string) {
   const membershipSlot = batch.read(membershipsQuery(ctx, row.userId));
   const disabledSlot = batch.read(disabledModulesOfUser(ctx, row.userId));
   const delegationSlot = batch.result(delegationsQuery(deps, row.userId));
-  const results = await batch.commit();
+  const [results, shards] = await Promise.all([batch.commit(), onShards(ctx, row.userId)]);
   const rotated = results.get(rotatedSlot);
   const [user] = results.get(userSlot);
-  const memberships = results.get(membershipSlot);
-  const disabled = results.get(disabledSlot);
-  const delegations = results.get(delegationSlot);
+  const memberships = [...results.get(membershipSlot), ...shards.memberships];
+  const disabled = [...results.get(disabledSlot), ...shards.disabled];
+  const delegations = [...results.get(delegationSlot), ...shards.delegations];
   if (rotated.length === 0 || !user || user.status !== "active") {
     await revokeFamily(deps, row.family);
     throw invalid();

@@ -56,6 +56,9 @@ const resource = defineResource({
   tag: "Communication",
   scope: "school",
   data: DeviceTokens,
+  // A device is the user's, in the platform database whichever school it is registered in
+  // (docs/scaling.md "Shards", group D).
+  platformRows: true,
   record: RecordBase.extend({
     userId: z.number().int().openapi({ description: "The user the device belongs to" }),
     token: z
@@ -113,7 +116,8 @@ const registerRoute = defineRoute({
 export async function registerDeviceToken(ctx: SchoolCtx, { body }: InputOf<typeof registerRoute>) {
   const userId = ctx.userId ?? 0;
   const held = await DeviceTokens.select(ctx).where(eq(deviceTokens.token, body.token)).first();
-  const batch = new Batch(ctx);
+  // The platform's database, whichever school the caller is in (a device is a platform row).
+  const batch = new Batch(ctx, DeviceTokens);
   let written: Slot<(typeof deviceTokens.$inferSelect)[]>;
   if (!held) {
     const values = { userId, ...body };

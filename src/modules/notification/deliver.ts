@@ -28,6 +28,7 @@ import {
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
+import { PLATFORM, platformDb, shardOf } from "../../db/shards";
 import { eq, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
@@ -69,23 +70,32 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
       .set({ status: "sending", claim: messageId, attempts: sql`${p.attempts} + 1`, updatedAt: at })
       .where(NotificationPushes.where(ctx, inList(p.id, claimable))),
   );
+  // The device's token: joined on the platform's database (a school there); a school on a shard
+  // reads its pushes there and their devices' tokens from the platform's (docs/scaling.md
+  // "Shards", group D). A push whose device is gone since (no foreign key: migration 0064) has none.
+  const onShard = (await shardOf(deps, message.schoolId)) !== PLATFORM;
+  const fields = { id: p.id, deviceTokenId: p.deviceTokenId, language: users.language };
+  const theirs = onShard
+    ? NotificationPushes.select(ctx, { ...fields, token: sql<string | null>`NULL` })
+    : NotificationPushes.select(ctx, { ...fields, token: sql<string | null>`${deviceTokens.token}` }).join(
+        DeviceTokens,
+        eq(deviceTokens.id, p.deviceTokenId),
+        "left",
+      );
   const claimed = batch.read(
-    NotificationPushes.select(ctx, {
-      id: p.id,
-      deviceTokenId: p.deviceTokenId,
-      token: deviceTokens.token,
-      language: users.language,
-    })
-      .join(DeviceTokens, eq(deviceTokens.id, p.deviceTokenId))
+    theirs
       .join(NotificationRecipients, eq(notificationRecipients.id, p.recipientId))
       .join(Users, eq(users.id, notificationRecipients.userId))
       .where(eq(p.notificationId, id), eq(p.status, "sending"), eq(p.claim, messageId)),
   );
   const found = batch.read(Notifications.select(ctx).where(eq(notifications.id, id)));
   const results = await batch.commit();
-  const pushes = results.get(claimed);
   const notification = results.get(found)[0];
-  if (!notification || pushes.length === 0) return;
+  const all = await withTokens(deps, results.get(claimed), onShard);
+  if (!notification || all.length === 0) return;
+  // Devices gone since their pushes were written: those pushes are dropped, never sent.
+  const orphans = all.filter((r) => r.token === null);
+  const pushes = all.flatMap((r) => (r.token === null ? [] : [{ ...r, token: r.token }]));
 
   // The app opens `/api/v1/notification/{notificationId}` (the recipient's copy of it).
   const data: Record<string, string> = {
@@ -111,7 +121,7 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   const gone = ids("gone");
   const retry = ids("retry");
   const failed = ids("failed");
-  const mine = (rows: typeof pushes) =>
+  const mine = (rows: readonly { id: number }[]) =>
     NotificationPushes.where(
       ctx,
       inList(
@@ -122,6 +132,13 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
     );
   const reasonIn = (rows: typeof pushes) => sql`json_extract(${reasons(rows)}, '$."' || ${p.id} || '"')`;
   const done = new Batch(ctx);
+  if (orphans.length)
+    done.add(
+      db
+        .update(p)
+        .set({ status: "dropped", claim: null, error: "device unregistered", updatedAt: at })
+        .where(mine(orphans)),
+    );
   if (sent.length)
     done.add(
       db.update(p).set({ status: "sent", sentAt: at, claim: null, error: null, updatedAt: at }).where(mine(sent)),
@@ -142,8 +159,18 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
     );
   if (gone.length) {
     const tokens = inList(deviceTokens.id, [...new Set(gone.map((r) => r.deviceTokenId))]);
-    // The token's removal is audited (the provider's word); its pushes go with it (the cascade).
-    done.add(...DeviceTokens.delete(ctx, tokens, "unregistered"));
+    // The token's removal is audited (the provider's word); this push is dropped, and the device's
+    // other pending pushes when they come due (the device is a platform row: no cascade reaches
+    // a shard). On a shard, the platform's batch of its own.
+    done.add(
+      db
+        .update(p)
+        .set({ status: "dropped", claim: null, error: reasonIn(gone), updatedAt: at })
+        .where(mine(gone)),
+    );
+    const removal = DeviceTokens.delete(ctx, tokens, "unregistered");
+    if (onShard) await new Batch(ctx, DeviceTokens).add(...removal).commit();
+    else done.add(...removal);
     log.info("push tokens removed: the provider says they are gone", {
       queue: PUSH_QUEUE,
       messageId,
@@ -152,7 +179,7 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
     });
   }
   if (done.size > 0) await done.commit();
-  if (pushes.length === PUSH_BATCH)
+  if (all.length === PUSH_BATCH)
     await deps.queues.push.send({ kind: "push", notificationId: id, schoolId: message.schoolId });
   if (retry.length > 0) {
     const retries = retry.flatMap((r) => {
@@ -162,6 +189,26 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
     const wait = Math.max(0, ...retries.map((o) => o.retryAfterSeconds ?? 0));
     throw new RetryLater(`${retry.length} of ${pushes.length} pushes to retry: ${retries[0]?.reason ?? ""}`, wait);
   }
+}
+
+/** The claimed pushes with their devices' tokens: read from the platform's database for a school on a shard. */
+async function withTokens<R extends { deviceTokenId: number; token: string | null }>(
+  deps: Deps,
+  rows: R[],
+  onShard: boolean,
+): Promise<R[]> {
+  if (!onShard || rows.length === 0) return rows;
+  const found = await platformDb(deps)
+    .select({ id: deviceTokens.id, token: deviceTokens.token })
+    .from(deviceTokens)
+    .where(
+      inList(
+        deviceTokens.id,
+        rows.map((r) => r.deviceTokenId),
+      ),
+    );
+  const token = new Map(found.map((d) => [d.id, d.token]));
+  return rows.map((r) => ({ ...r, token: token.get(r.deviceTokenId) ?? null }));
 }
 
 const reasonOf = (o: PushOutcome | undefined) => (o && "reason" in o ? o.reason : "");

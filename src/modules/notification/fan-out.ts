@@ -32,7 +32,9 @@ import {
   notificationRecipients,
   notifications,
 } from "../../db/schema/notification";
+import { databaseOf, PLATFORM, platformDb, shardOf } from "../../db/shards";
 import { and, asc, eq, gt, isNotNull, isNull, type SQL, sql } from "../../db/sql";
+import { inList } from "../../db/write";
 import type { Deps } from "../../deps";
 import { APP_MODULES } from "../../lib/app-modules";
 import { jobCtx } from "../../lib/context";
@@ -112,6 +114,26 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   const prefJoin = pref.joinOn(ctx, sql`${pt.userId} = r.user_id`, "LEFT JOIN");
   const inbox = channels ? sql`ifnull(${pt[channels.inbox]}, 1)` : sql`1`;
 
+  // A school on a shard: its recipients' devices are the platform's (docs/scaling.md "Shards", group
+  // D): the chunk's users read in the school's database, then their devices in the platform's.
+  const devices = (await shardOf(deps, message.schoolId)) === PLATFORM ? undefined : await chunkDevices();
+  async function chunkDevices() {
+    const copies = sql`SELECT ${notificationRecipients.userId} AS user_id FROM ${notificationRecipients} WHERE ${NotificationRecipients.where(ctx, eq(notificationRecipients.notificationId, id), gt(notificationRecipients.userId, message.after))}`;
+    const users = await (await databaseOf(ctx)).all<{ user_id: number }>(
+      sql`SELECT user_id FROM (SELECT r.user_id FROM (${recipientsOf(ctx, audience)}) r WHERE r.user_id > ${message.after} UNION ${copies}) ORDER BY user_id LIMIT ${CHUNK}`,
+    );
+    if (users.length === 0) return [];
+    return platformDb(deps)
+      .select({ id: deviceTokens.id, userId: deviceTokens.userId })
+      .from(deviceTokens)
+      .where(
+        inList(
+          deviceTokens.userId,
+          users.map((u) => u.user_id),
+        ),
+      );
+  }
+
   const batch = new Batch(ctx);
   batch.add(
     db.insert(queueReceipts).values({ key: messageId, queue: PUSH_QUEUE, createdAt: at }).onConflictDoNothing(),
@@ -143,7 +165,7 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
       last: sql<number | null>`max(${notificationRecipients.userId})`,
     }).where(inChunk(id, chunk)),
   );
-  batch.add(pushRows(ctx, { id, category, urgent, at, now, timeZone, ends: first.get(ends), chunk }));
+  batch.add(pushRows(ctx, { id, category, urgent, at, now, timeZone, ends: first.get(ends), chunk, devices }));
   batch.add(
     db
       .update(notifications)
@@ -194,6 +216,8 @@ function pushRows(
     timeZone: string;
     ends: { end: string | null }[];
     chunk: SQL | { getSQL(): SQL };
+    /** The chunk's devices, read from the platform's database (a school on a shard); else joined. */
+    devices?: { id: number; userId: number }[] | undefined;
   },
 ) {
   const channels = channelsOf(n.category);
@@ -213,12 +237,20 @@ function pushRows(
     const quiet = sql`${start} IS NOT NULL AND ${end} IS NOT NULL AND CASE WHEN ${start} < ${end} THEN ${local} >= ${start} AND ${local} < ${end} ELSE ${local} >= ${start} OR ${local} < ${end} END`;
     dueAt = sql`CASE WHEN ${quiet} THEN ifnull(json_extract(${JSON.stringify(endsAt)}, '$."' || ${end} || '"'), ${n.at}) ELSE ${n.at} END`;
   }
+  // The devices: the platform's table, in the same database; or the list read from it (one JSON value).
+  const device = n.devices
+    ? {
+        from: sql`(SELECT value ->> '$.id' AS id, value ->> '$.userId' AS user_id FROM json_each(${JSON.stringify(n.devices)})) d`,
+        id: sql`d.id`,
+        userId: sql`d.user_id`,
+      }
+    : { from: sql`${deviceTokens}`, id: sql`${deviceTokens.id}`, userId: sql`${deviceTokens.userId}` };
   return NotificationPushes.insertFrom(
     ctx,
     (row) =>
-      sql`SELECT ${row({ notificationId: sql`${n.id}`, recipientId: sql`${ct.id}`, deviceTokenId: sql`${deviceTokens.id}`, status: sql`'pending'`, dueAt: sql`${dueAt}`, attempts: sql`0` })}
+      sql`SELECT ${row({ notificationId: sql`${n.id}`, recipientId: sql`${ct.id}`, deviceTokenId: device.id, status: sql`'pending'`, dueAt: sql`${dueAt}`, attempts: sql`0` })}
         FROM ${copy.from}
-        INNER JOIN ${deviceTokens} ON ${deviceTokens.userId} = ${ct.userId}
+        INNER JOIN ${device.from} ON ${device.userId} = ${ct.userId}
         ${pref.joinOn(ctx, sql`${pt.userId} = ${ct.userId}`, "LEFT JOIN")}
         WHERE ${copy.where(ctx, sql`${ct.notificationId} = ${n.id} AND ${ct.deletedAt} IS NULL`)}
           AND ${ct.userId} IN (SELECT "userId" FROM (${n.chunk})) AND ${allowed}`,

@@ -209,7 +209,8 @@ export async function cleanPushProviderTenants(ctx: SchoolCtx) {
   for (const r of rows) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r.token]);
   for (const [topic, tokens] of byTopic) await change(ctx, "unsubscribe", topic, tokens);
   const topics = [...byTopic.keys()].sort();
-  await new Batch(ctx)
+  // Platform rows (the school's, its topics'): the platform's database, whatever school it is in.
+  await new Batch(ctx, Schools)
     .add(
       ...Schools.action(
         ctx,

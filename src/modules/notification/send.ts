@@ -145,8 +145,11 @@ async function checkAudience(ctx: SchoolCtx, audience: Audience) {
   const asked = checks.filter(([, ids]) => ids && ids.length > 0);
   if (asked.length === 0) return;
   const fields = Object.fromEntries(asked.map(([what, ids, known]) => [what, firstUnknown(ids ?? [], known)]));
-  // One row (the current school's) carrying every check: one round trip.
-  const found = await Schools.select(ctx, fields).where(eq(schools.id, ctx.schoolId)).first();
+  // One row (the current school's) carrying every check: one round trip, on the school's database
+  // (the checks read its rows; its `school` row there is the anchor: docs/scaling.md "Anchors").
+  const batch = new Batch(ctx);
+  const row = batch.read(Schools.select(ctx, fields).where(eq(schools.id, ctx.schoolId)).limit(1));
+  const [found] = (await batch.commit()).get(row);
   for (const [what, , , notFoundMessage] of asked) {
     const missing = found?.[what];
     if (missing !== null && missing !== undefined) throw notFound(notFoundMessage(Number(missing)));

@@ -4,6 +4,7 @@
  * renamed or deleted; custom ones get ids from 1000 on.
  */
 import { z } from "@hono/zod-openapi";
+import { everyShard } from "../../db/platform-copies";
 import { Permissions, permissions as table } from "../../db/schema/core";
 import { FIRST_CUSTOM_PERMISSION_ID } from "../../lib/access";
 import { unprocessable } from "../../lib/errors";
@@ -54,6 +55,9 @@ const resource = defineResource({
     builtIn: row.id < FIRST_CUSTOM_PERMISSION_ID,
   }),
   conflictMessage: m`A permission with this name already exists`,
+  // Every shard keeps the catalogue (its schools' roles and states point at it): a row written
+  // here is copied to each (docs/scaling.md "Anchors").
+  anchors: (ctx) => everyShard(ctx),
 });
 
 export const listPermissions = resource.list({

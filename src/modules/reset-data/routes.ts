@@ -15,12 +15,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import { verificationCodes } from "../../db/schema/auth";
+import { bulkProcesses } from "../../db/schema/bulk-process";
 import { permissions as permissionTable, schools, users } from "../../db/schema/core";
 import { devOutbox, devPushOutbox } from "../../db/schema/dev";
 import { deviceTokens } from "../../db/schema/device-token";
 import { cronHistory, queueReceipts, rateLimits } from "../../db/schema/jobs";
 import { legalDocuments } from "../../db/schema/legal-document";
 import { pushSubscriptions } from "../../db/schema/notification";
+import { otherDatabases } from "../../db/shards";
 import { eq, gte, sql } from "../../db/sql";
 import { auditEntry } from "../../db/table";
 import { commit } from "../../db/write";
@@ -110,6 +112,20 @@ export async function resetData(ctx: Ctx, _input: InputOf<typeof route>) {
     db.delete(devOutbox),
     db.delete(devPushOutbox),
   ]);
+  // Each shard's anchors after the platform's rows: its schools (their rows cascade), its users'
+  // and custom permissions' copies, and its sweeps' history (docs/scaling.md "Anchors").
+  await Promise.all(
+    otherDatabases(ctx).map(({ deps: { db: shard } }) =>
+      shard.batch([
+        // A bulk process RESTRICTs its document's deletion (src/modules/school/service.ts): first.
+        shard.delete(bulkProcesses),
+        shard.delete(schools),
+        shard.delete(users).where(notSuperAdmin),
+        shard.delete(permissionTable).where(gte(permissionTable.id, FIRST_CUSTOM_PERMISSION_ID)),
+        shard.delete(cronHistory),
+      ]),
+    ),
+  );
 }
 
 export const resetDataOperation = operation(route, resetData);

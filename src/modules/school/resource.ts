@@ -10,6 +10,7 @@ import { placeSchool } from "../../db/placement";
 import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
+import { PLATFORM, shardOf } from "../../db/shards";
 import { eq, type SQL, sql } from "../../db/sql";
 import { type Ctx, now } from "../../lib/context";
 import { invalidBody } from "../../lib/errors";
@@ -19,6 +20,7 @@ import { m } from "../../lib/message";
 import { orNull } from "../../lib/nullable";
 import { Phone } from "../../lib/phone";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
+import { serve } from "../../lib/route";
 import { contains, searchTerm } from "../../lib/search";
 import { text } from "../../lib/text";
 import { AddressRecord } from "../address/api";
@@ -98,6 +100,9 @@ export const schoolResource = defineResource({
   view: { fields: { ...columnsOf(schools), address: addressJson } },
   toRecord: (_ctx, row) => toSchool(row),
   visibleTo: visibleSchools,
+  // The school's own row is kept in its shard too (its anchor: docs/scaling.md "Anchors"); the
+  // platform's row is written first, then the whole row there (nothing when it is on `DB`).
+  anchors: async (ctx, id) => [await shardOf(ctx.deps, id)],
 });
 
 const Name = text({ max: 200 }).openapi({ example: "Northside Demo School" });
@@ -115,10 +120,26 @@ export const listSchools = schoolResource.list({
   summary: "List every school (paginated; platform: school.write)",
 });
 
-export const getSchool = schoolResource.get({
+const getOnPlatform = schoolResource.get({
   access: permissions.read,
   summary: "Get a school by id (members: only the school they act in)",
 });
+
+/**
+ * A school on a shard has its addresses there (a school's rows), its row in `DB`: the row read from
+ * the platform's, then its address from the school's database (docs/scaling.md "Shards", group C).
+ */
+async function readSchool(ctx: Ctx, input: Parameters<typeof getOnPlatform.run>[1]): Promise<School> {
+  const school = await getOnPlatform.run(ctx, input);
+  if (school.addressId === null || school.address !== null) return school;
+  if ((await shardOf(ctx.deps, school.id)) === PLATFORM) return school;
+  const row = await Addresses.select({ ...ctx, schoolId: school.id })
+    .where(eq(addresses.id, school.addressId))
+    .first();
+  return row ? { ...school, address: parseJson(AddressRecord, JSON.stringify(row)) } : school;
+}
+
+export const getSchool = { ...serve(getOnPlatform.route, readSchool), route: getOnPlatform.route, run: readSchool };
 
 export const createSchool = schoolResource.create({
   access: permissions.write,

@@ -5,12 +5,14 @@
  * find).
  */
 import { Batch } from "../../db/batch";
+import { dropFromShards, mapRowsOf } from "../../db/placement";
 import { Addresses, addresses } from "../../db/schema/address";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools } from "../../db/schema/core";
 import { Groups } from "../../db/schema/group";
 import { Students, students } from "../../db/schema/student";
 import { Routes } from "../../db/schema/transport";
+import { PLATFORM, shardOf } from "../../db/shards";
 import { asc, count, countDistinct, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { GuardFailed, inList, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
@@ -41,7 +43,8 @@ export async function statistics(ctx: Ctx, id: number) {
   // The counts are of school `id` (the accessors scope them to it); the first read checks the
   // caller reaches it, and if not, the counts are thrown away unread.
   const target: SchoolCtx = { ...ctx, schoolId: id };
-  const batch = new Batch(ctx);
+  // On the school's database (its counts are there, and its row's copy: docs/scaling.md "Anchors").
+  const batch = new Batch(target);
   const reached = batch.read(
     Schools.select(ctx, { id: schools.id })
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
@@ -112,8 +115,9 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
     await schoolResource.commit(
       ctx,
       id,
-      new Batch(ctx).add(...schoolResource.writes.update(ctx, id, { logo: key }, "logo")),
+      schoolResource.batch(ctx).add(...schoolResource.writes.update(ctx, id, { logo: key }, "logo")),
     );
+    await schoolResource.copyAnchors(ctx, id);
   } else {
     const row = await Schools.select(ctx, { logo: schools.logo })
       .where(schoolResource.scoped(ctx, eq(schools.id, id), "read"))
@@ -128,25 +132,41 @@ export async function logoUrl(ctx: Ctx, id: number, input: LogoUrlInput) {
 }
 
 /**
- * Points the school at one of its own addresses (or at none). The address is checked in the
- * UPDATE itself, so it cannot be another school's, nor one deleted a moment ago.
+ * Points the school at one of its own addresses (or at none). On the platform database the
+ * address is checked in the UPDATE itself, so it cannot be another school's, nor one deleted a
+ * moment ago; a school on a shard has its addresses there: one read of it first (the address's
+ * school is its own), then the platform's row, then its copy in the shard.
  */
 export async function setAddress(ctx: Ctx, id: number, addressId: number | null) {
+  const onShard = (await shardOf(ctx.deps, id)) !== PLATFORM;
+  if (addressId !== null && onShard) {
+    const own = await Addresses.select({ ...ctx, schoolId: id }, { id: addresses.id })
+      .where(eq(addresses.id, addressId))
+      .first();
+    if (!own) await refuseAddress(ctx, id, addressId);
+  }
   const sameSchool =
-    addressId === null
+    addressId === null || onShard
       ? undefined
       : sql`EXISTS (SELECT 1 FROM ${addresses} WHERE ${addresses.id} = ${addressId} AND ${Addresses.ofSchool(schools.id)})`;
   try {
-    await new Batch(ctx)
+    await schoolResource
+      .batch(ctx)
       .add(...schoolResource.writes.update(ctx, id, { addressId }, "address", null, sameSchool))
       .commit();
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    const school = await Schools.select(ctx, { id: schools.id }, "write")
-      .where(schoolResource.scoped(ctx, eq(schools.id, id), "write"))
-      .first();
-    throw school ? notFound(m`Address ${addressId ?? undefined} not found`) : notFound(m`School ${id} not found`);
+    await refuseAddress(ctx, id, addressId);
   }
+  await schoolResource.copyAnchors(ctx, id);
+}
+
+/** The 404 of `setAddress`: the school's when the caller does not reach it, else the address's. */
+async function refuseAddress(ctx: Ctx, id: number, addressId: number | null): Promise<never> {
+  const school = await Schools.select(ctx, { id: schools.id }, "write")
+    .where(schoolResource.scoped(ctx, eq(schools.id, id), "write"))
+    .first();
+  throw school ? notFound(m`Address ${addressId ?? undefined} not found`) : notFound(m`School ${id} not found`);
 }
 
 /**
@@ -165,8 +185,11 @@ function restrictingRows(ctx: Ctx, where: SQL | undefined): Statement[] {
 /** Deletes one school with everything it owns (the audit trail keeps its rows: it has no foreign key). */
 export async function deleteSchool(ctx: Ctx, id: number) {
   const where = schoolResource.scoped(ctx, eq(schools.id, id), "write");
-  const batch = new Batch(ctx).add(...restrictingRows(ctx, where), ...schoolResource.writes.delete(ctx, id));
-  await schoolResource.commit(ctx, id, batch);
+  const batch = schoolResource.batch(ctx);
+  const held = batch.result(mapRowsOf(ctx.deps.db, [id]));
+  batch.add(...restrictingRows(ctx, where), ...schoolResource.writes.delete(ctx, id));
+  const results = await schoolResource.commit(ctx, id, batch);
+  await dropFromShards(ctx.deps, [id], results.get(held));
 }
 
 /**
@@ -176,12 +199,16 @@ export async function deleteSchool(ctx: Ctx, id: number) {
  */
 export async function deleteSchools(ctx: Ctx, ids: number[]) {
   const where = schoolResource.scoped(ctx, inList(schools.id, ids), "write");
-  const batch = new Batch(ctx).add(Schools.auditRemoved(ctx, where), ...restrictingRows(ctx, where));
+  const batch = schoolResource.batch(ctx);
+  const held = batch.result(mapRowsOf(ctx.deps.db, ids));
+  batch.add(Schools.auditRemoved(ctx, where), ...restrictingRows(ctx, where));
   const removed = batch.result(
     ctx.deps.db.delete(schools).where(Schools.where(ctx, where)).returning({ id: schools.id }),
   );
-  const deleted = (await batch.commit()).get(removed);
+  const results = await batch.commit();
+  const deleted = results.get(removed);
   const gone = new Set(deleted.map((r) => r.id));
+  await dropFromShards(ctx.deps, [...gone], results.get(held));
   return {
     deleted: ids.filter((id) => gone.has(id)),
     notFound: ids.filter((id) => !gone.has(id)),

@@ -1,8 +1,10 @@
 /** Users: the signed-in user's own information. */
 import { z } from "@hono/zod-openapi";
+import type { Db } from "../../db/client";
 import { RoleUsers, roles, roleUsers, schools, users } from "../../db/schema/core";
 import { Delegates, delegates, delegationsAround } from "../../db/schema/delegate";
 import { parents } from "../../db/schema/parent";
+import { otherDatabases } from "../../db/shards";
 import { asc, eq, sql } from "../../db/sql";
 import type { Ctx } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
@@ -71,13 +73,12 @@ const me = defineRoute({
 const parentCopy = copyTable("delegated_parent_copy");
 const parentName = identity(users, parentCopy.table);
 
-/** The signed-in user with their schools and roles in each, and the legal documents to accept, in one round trip. */
-export async function currentUser(ctx: Ctx) {
-  const { db } = ctx.deps;
-  const userId = ctx.userId ?? 0;
-  const now = ctx.deps.clock.now();
-  const [[user], memberships, delegations, due] = await db.batch([
-    db.select().from(users).where(eq(users.id, userId)).limit(1),
+/**
+ * The user's roles per school (`role_user`, `school`, `role`) on database `db`: the platform's, or
+ * a shard's, where the rows point at their anchors (docs/scaling.md "Anchors").
+ */
+function membershipsOn(db: Db, userId: number) {
+  return (
     db
       // D1's batch answers rows keyed by column name, which drizzle maps back by position: two
       // columns named alike (school.name, role.name) would collapse, so every name is distinct.
@@ -93,31 +94,59 @@ export async function currentUser(ctx: Ctx) {
       .innerJoin(roles, eq(roles.id, roleUsers.roleId))
       .where(eq(roleUsers.userId, userId))
       // The order of role_user_uq (user_id, school_id, role_id): no sort step.
-      .orderBy(asc(RoleUsers.schoolOf()), asc(roleUsers.roleId)),
-    // Delegations that may be valid today somewhere, as in the access token
-    // (src/modules/delegate/acting.ts): `validToday` keeps those valid in their school's today.
-    db
-      .select({
-        delegationId: delegates.id,
-        schoolId: Delegates.schoolOf(),
-        schoolName: sql<string>`${schools.name}`.as("delegate_school_name"),
-        timeZone: schools.timeZone,
-        parentId: delegates.parentId,
-        userId: parents.userId,
-        // The parent's name as their school knows them (./identity.ts).
-        firstName: parentName.firstName.as("delegate_parent_first_name"),
-        lastName: parentName.lastName.as("delegate_parent_last_name"),
-        validFrom: delegates.validFrom,
-        validUntil: delegates.validUntil,
-      })
-      .from(delegates)
-      .innerJoin(schools, eq(schools.id, Delegates.schoolOf()))
-      .innerJoin(parents, eq(parents.id, delegates.parentId))
-      .innerJoin(users, eq(users.id, parents.userId))
-      .leftJoin(parentCopy.table, copyOf(parentCopy, parents.userId, Delegates.schoolOf()))
-      .where(delegationsAround(userId, now)),
-    mustAcceptQuery(db, userId),
+      .orderBy(asc(RoleUsers.schoolOf()), asc(roleUsers.roleId))
+  );
+}
+
+/**
+ * Delegations that may be valid today somewhere, as in the access token
+ * (src/modules/delegate/acting.ts): `validToday` keeps those valid in their school's today.
+ */
+function delegationsOn(db: Db, userId: number, now: Date) {
+  return db
+    .select({
+      delegationId: delegates.id,
+      schoolId: Delegates.schoolOf(),
+      schoolName: sql<string>`${schools.name}`.as("delegate_school_name"),
+      timeZone: schools.timeZone,
+      parentId: delegates.parentId,
+      userId: parents.userId,
+      // The parent's name as their school knows them (./identity.ts).
+      firstName: parentName.firstName.as("delegate_parent_first_name"),
+      lastName: parentName.lastName.as("delegate_parent_last_name"),
+      validFrom: delegates.validFrom,
+      validUntil: delegates.validUntil,
+    })
+    .from(delegates)
+    .innerJoin(schools, eq(schools.id, Delegates.schoolOf()))
+    .innerJoin(parents, eq(parents.id, delegates.parentId))
+    .innerJoin(users, eq(users.id, parents.userId))
+    .leftJoin(parentCopy.table, copyOf(parentCopy, parents.userId, Delegates.schoolOf()))
+    .where(delegationsAround(userId, now));
+}
+
+/**
+ * The signed-in user with their schools and roles in each, and the legal documents to accept: one
+ * round trip to the platform database, and one to each shard in parallel for the user's schools
+ * there (docs/scaling.md "Shards", group F).
+ */
+export async function currentUser(ctx: Ctx) {
+  const { db } = ctx.deps;
+  const userId = ctx.userId ?? 0;
+  const now = ctx.deps.clock.now();
+  const [[[user], platformMemberships, platformDelegations, due], ...shards] = await Promise.all([
+    db.batch([
+      db.select().from(users).where(eq(users.id, userId)).limit(1),
+      membershipsOn(db, userId),
+      delegationsOn(db, userId, now),
+      mustAcceptQuery(db, userId),
+    ]),
+    ...otherDatabases(ctx).map(({ deps: { db: shard } }) =>
+      shard.batch([membershipsOn(shard, userId), delegationsOn(shard, userId, now)]),
+    ),
   ]);
+  const memberships = [...platformMemberships, ...shards.flatMap(([m]) => m)];
+  const delegations = [...platformDelegations, ...shards.flatMap(([, d]) => d)];
   if (!user) throw notFound(m`User ${userId} not found`);
   if (user.deletedAt !== null) {
     throw new ApiError(401, m`This account has been deleted: sign in again to start a new one.`, {
