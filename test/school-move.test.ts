@@ -7,6 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { forgetSchool, MAP_TTL_MS } from "../src/db/shards";
 import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
@@ -137,8 +138,8 @@ describe("moving a school between databases", () => {
 
     const res = await move(t, SHARD);
     expect(res.status, await res.clone().text()).toBe(200);
-    const report = (await res.json()) as { moved: boolean; from: string; to: string; rows: Record<string, number> };
-    expect(report).toMatchObject({ moved: true, from: "DB", to: SHARD });
+    const report = (await res.json()) as { moved: boolean; rows: Record<string, number> };
+    expect(report).toMatchObject({ moved: true, source: "DB", target: SHARD });
     expect(report.rows).toEqual(Object.fromEntries(Object.entries(original).map(([k, v]) => [k, v.length])));
     expect(await rowsOf(env.DB_SHARD_1, SOUTH)).toEqual(original);
     expect(await rowsOf(env.DB, SOUTH)).toEqual({});
@@ -159,7 +160,7 @@ describe("moving a school between databases", () => {
 
     const back = await move(t, "DB");
     expect(back.status, await back.clone().text()).toBe(200);
-    expect(await back.json()).toMatchObject({ moved: true, from: SHARD, to: "DB" });
+    expect(await back.json()).toMatchObject({ moved: true, source: SHARD, target: "DB" });
     expect(await rowsOf(env.DB, SOUTH)).toEqual(original);
     expect(await rowsOf(env.DB_SHARD_1, SOUTH)).toEqual({});
     expect(await env.DB_SHARD_1.prepare("SELECT id FROM school WHERE id = 2").first()).toBeNull();
@@ -256,6 +257,32 @@ describe("moving a school between databases", () => {
     expect((await problem(back)).detail).toContain("above DB's range");
     expect(await mapRow()).toEqual({ binding: SHARD, paused_until: null, moving_from: null, moving_to: null });
     expect((await addFamily(t, token, SOUTH, "still-on-shard")).status).toBe(201);
+  });
+
+  it("an isolate sees a school's pause within the map's expiry, and its end likewise", async () => {
+    const t = makeTestApp();
+    const token = await superAdmin(t);
+    expect(MAP_TTL_MS).toBe(10_000);
+    // This isolate reads school 1's map row at its next statement, and keeps it 10 s.
+    forgetSchool(NORTH);
+    expect((await addFamily(t, token, NORTH, "ttl-before")).status).toBe(201);
+    const until = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
+    await env.DB.prepare(
+      `INSERT INTO school_shard (school_id, binding, paused_until) VALUES (1, 'DB', ?)
+       ON CONFLICT(school_id) DO UPDATE SET paused_until = excluded.paused_until`,
+    )
+      .bind(until)
+      .run();
+    t.clock.advance(9);
+    expect((await addFamily(t, token, NORTH, "ttl-kept")).status, "its copy of the map, 9 s old").toBe(201);
+    t.clock.advance(1);
+    const paused = await addFamily(t, token, NORTH, "ttl-paused");
+    expect(paused.status, "read again after 10 s").toBe(503);
+    expect(paused.headers.get("retry-after")).toBe("10");
+    await env.DB.prepare("UPDATE school_shard SET paused_until = NULL WHERE school_id = 1").run();
+    expect((await addFamily(t, token, NORTH, "ttl-still")).status, "its copy says paused").toBe(503);
+    t.clock.advance(10);
+    expect((await addFamily(t, token, NORTH, "ttl-after")).status).toBe(201);
   });
 
   it("refuses a database that is not bound, and a school that does not exist", async () => {

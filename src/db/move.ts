@@ -36,8 +36,10 @@ const STATEMENT_BYTES = 500_000;
 /** What a move did. */
 export interface MoveReport {
   schoolId: number;
-  from: string;
-  to: string;
+  /** Where the school was. */
+  source: string;
+  /** Where it is. */
+  target: string;
   /** False: the school was on `to` already (nothing copied). */
   moved: boolean;
   /** The school's rows copied, per table (tables without rows left out). */
@@ -387,7 +389,7 @@ export async function moveSchool(deps: Deps, schoolId: number, to: string): Prom
   if (underWay && row.moving_to !== to) {
     throw conflict(m`School ${schoolId} is being moved to ${row.moving_to}; wait until that move ends`);
   }
-  const report: MoveReport = { schoolId, from: current, to, moved: false, rows: {}, anchors: {} };
+  const report: MoveReport = { schoolId, source: current, target: to, moved: false, rows: {}, anchors: {} };
 
   if (current === to) {
     // Switched by a move that did not end: its source's rows are still to delete, then the pause lifted.
@@ -398,7 +400,7 @@ export async function moveSchool(deps: Deps, schoolId: number, to: string): Prom
       await wait(MAP_TTL_MS);
       await deleteRows(source, schema);
       if (from !== PLATFORM) await source.run(sql`DELETE FROM school WHERE id = ${schoolId}`);
-      report.from = from;
+      report.source = from;
     }
     await unpause(platformDb, schoolId, to);
     return report;

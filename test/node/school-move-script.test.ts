@@ -37,7 +37,14 @@ describe("npm run school:move", () => {
   it("signs in as the super-admin and prints the answer: a school already there moves nothing", async () => {
     const run = await schoolMove(["2", "DB", "--url", dev.url]);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ schoolId: 2, from: "DB", to: "DB", moved: false, rows: {}, anchors: {} });
+    expect(JSON.parse(run.stdout)).toEqual({
+      schoolId: 2,
+      source: "DB",
+      target: "DB",
+      moved: false,
+      rows: {},
+      anchors: {},
+    });
     expect(run.stderr).toContain("was on DB already");
   });
 

@@ -31,8 +31,8 @@ const rowCounts = (what: string) =>
 const SchoolMove = z
   .object({
     schoolId: z.number().int(),
-    from: Binding.openapi({ description: "Where the school was" }),
-    to: Binding.openapi({ description: "Where it is now" }),
+    source: Binding.openapi({ description: "The database that held the school" }),
+    target: Binding.openapi({ description: "The database that holds it now" }),
     moved: z.boolean().openapi({ description: "False when the school was there already: nothing was copied" }),
     rows: rowCounts("The school's rows moved, per table"),
     anchors: rowCounts("Platform rows the school's rows point at, copied to the target (none when it is DB)"),
@@ -68,7 +68,7 @@ async function move(ctx: Ctx, id: number, to: string) {
       .add(
         Schools.auditRows(ctx, sql`FROM school WHERE school.id = ${id}`, {
           action: "move",
-          changes: { database: { old: report.from, new: report.to } },
+          changes: { database: { old: report.source, new: report.target } },
         }),
       )
       .commit();
