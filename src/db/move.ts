@@ -366,8 +366,8 @@ interface MapRow {
 }
 
 /**
- * Moves school `schoolId` to the database bound as `to` (docs/scaling.md "Moving a school").
- * `wait(ms)`: how the move waits out the isolates' copies of the map (the deps' clock's).
+ * Moves school `schoolId` to the database bound as `to` (docs/scaling.md "Moving a school"). It
+ * waits out the isolates' copies of the map by the deps' clock (`Clock.wait`; real time without one).
  */
 export async function moveSchool(deps: Deps, schoolId: number, to: string): Promise<MoveReport> {
   const all = new Map(databases(deps));

@@ -65,7 +65,8 @@ async function mapRowOf(deps: Ctx["deps"], schoolId: number): Promise<Known & { 
   const entry = known.get(schoolId);
   if (entry) {
     entry.read ??= now;
-    if (now >= entry.read && now - entry.read < MAP_TTL_MS) return { ...entry, read: entry.read };
+    // Fresh for MAP_TTL_MS after it was read (a clock set back, a test's, keeps it).
+    if (now - entry.read < MAP_TTL_MS) return { ...entry, read: entry.read };
   }
   // Raw: the map's table is not imported here (src/db/placement.ts writes it), so the data layer
   // that imports this file imports no schema.
