@@ -12,6 +12,8 @@ import type { SmsProvider } from "./lib/sms";
 
 export interface Clock {
   now(): Date;
+  /** Waits `ms` by this clock (a school's move waits out the isolates' copies of the shard map); unset: real time. */
+  wait?(ms: number): Promise<void>;
 }
 
 /** The part of a queue producer we use (Cloudflare's `Queue` satisfies it). */
@@ -87,4 +89,7 @@ export interface LiveHubs {
   getByName(name: string): { fetch(input: string, init?: RequestInit): Promise<Response> };
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = {
+  now: () => new Date(),
+  wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};

@@ -34,6 +34,10 @@ export class TestClock {
   advance(seconds: number) {
     this.current = new Date(this.current.getTime() + seconds * 1000);
   }
+  /** Waiting by this clock advances it (a school's move waits out the shard map's expiry: src/db/move.ts). */
+  async wait(ms: number) {
+    this.advance(ms / 1000);
+  }
 }
 
 export const DEMO = {

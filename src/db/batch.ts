@@ -78,6 +78,6 @@ export class Batch {
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
     const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
-    return new Results(await commit(ctx, [first, ...rest], messages, this.source));
+    return new Results(await commit(ctx, [first, ...rest], messages, this.source, this.writes));
   }
 }

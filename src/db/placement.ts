@@ -8,7 +8,7 @@ import { bulkProcesses } from "./schema/bulk-process";
 import { schoolShards, schools } from "./schema/core";
 import { databaseNamed, OPEN_FOR_NEW_SCHOOLS, PLATFORM } from "./shards";
 import { type SQL, sql } from "./sql";
-import { inList, type Statement } from "./write";
+import { columnList, inList, type Statement } from "./write";
 
 /**
  * The map row of a new school, in the batch that creates it: on the least-loaded database of
@@ -23,7 +23,7 @@ export function placeSchool(db: Db, school: number | SQL, at: string, open = OPE
   return db
     .insert(schoolShards)
     .select(
-      sql`SELECT ${school}, b.value, ${at}, ${at} FROM json_each(${JSON.stringify(open)}) b ORDER BY ${load}, b.key LIMIT 1`,
+      sql`SELECT ${columnList(schoolShards, { schoolId: school, binding: sql`b.value`, createdAt: at, updatedAt: at })} FROM json_each(${JSON.stringify(open)}) b ORDER BY ${load}, b.key LIMIT 1`,
     ) satisfies Statement;
 }
 

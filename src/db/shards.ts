@@ -5,11 +5,16 @@
  * database of a context (`databaseOf`), every read and write of a school's rows goes there, and
  * the request's session follows (src/db/client.ts `claimHome`).
  *
- * The map is kept per isolate: a school's database is read once per isolate (one read, at the
- * first statement of that school's first request there), then known. A school with no row in the
- * map is on `DB` (the schools made before the map, the demo seed's).
+ * The map is kept per isolate for `MAP_TTL_MS`: a school's row is read at the first statement of
+ * that school's first request in an isolate, then known for that long, then read again. So a
+ * pause or a switch of the map (a school moving to another database, src/db/move.ts) is seen by
+ * every isolate within `MAP_TTL_MS`. A school with no row in the map is on `DB` (the schools made
+ * before the map, the demo seed's). While a school is paused its writes answer 503 (`databaseOf`
+ * with `write`); its reads are served from where the map says.
  */
 import type { Ctx } from "../lib/context";
+import { ApiError } from "../lib/errors";
+import { m } from "../lib/message";
 import { claimHome, type Db } from "./client";
 import { sql } from "./sql";
 
@@ -24,9 +29,24 @@ export const PLATFORM = "DB";
  */
 export const OPEN_FOR_NEW_SCHOOLS: readonly string[] = [PLATFORM];
 
+/**
+ * How long an isolate keeps what it read of a school's map row (milliseconds, by the deps' clock):
+ * the longest an isolate can go on writing a school after its move paused it, or on reading it
+ * where it was after the switch. A move waits this long after its pause and after its switch.
+ */
+export const MAP_TTL_MS = 10_000;
+
 /** Schools whose database this isolate knows (then it starts again). */
 const MAX_KNOWN = 20_000;
-const known = new Map<number, string>();
+
+/** What this isolate read of a school's map row, and when (ms; unset: remembered, stamped at its first use). */
+interface Known {
+  binding: string;
+  /** Writes answer 503 until then (ms). */
+  pausedUntil: number | null;
+  read?: number;
+}
+const known = new Map<number, Known>();
 
 /** Every database of the deployment, by binding name (`DB` first); one when no shards are bound. */
 export function databases(deps: Ctx["deps"]): [string, Db][] {
@@ -84,21 +104,45 @@ export function otherDatabases<C extends Ctx>(ctx: C): C[] {
 
 /** The binding that holds `schoolId`'s rows, from this isolate's copy of the map or one read of it. */
 export async function shardOf(deps: Ctx["deps"], schoolId: number): Promise<string> {
-  const name = known.get(schoolId);
-  if (name !== undefined) return name;
-  // Raw: the map's table is not imported here (src/db/placement.ts writes it), so the data layer
-  // that imports this file imports no schema.
-  const [row] = await (deps.platform ?? deps.db).all<{ binding: string }>(
-    sql`SELECT binding FROM school_shard WHERE school_id = ${schoolId} LIMIT 1`,
-  );
-  remember(schoolId, row?.binding ?? PLATFORM);
-  return row?.binding ?? PLATFORM;
+  return (await mapRowOf(deps, schoolId)).binding;
 }
 
-/** What this isolate knows of the map, now: after a placement or a move, and in tests after seeding. */
+/** This isolate's copy of `schoolId`'s map row while it is fresh (`MAP_TTL_MS`), else one read of it. */
+async function mapRowOf(deps: Ctx["deps"], schoolId: number): Promise<Known & { read: number }> {
+  const now = deps.clock.now().getTime();
+  const entry = known.get(schoolId);
+  if (entry) {
+    entry.read ??= now;
+    // Fresh for MAP_TTL_MS after it was read (a clock set back, a test's, keeps it).
+    if (now - entry.read < MAP_TTL_MS) return { ...entry, read: entry.read };
+  }
+  // Raw: the map's table is not imported here (src/db/placement.ts writes it), so the data layer
+  // that imports this file imports no schema.
+  const [row] = await (deps.platform ?? deps.db).all<{ binding: string; paused_until: string | null }>(
+    sql`SELECT binding, paused_until FROM school_shard WHERE school_id = ${schoolId} LIMIT 1`,
+  );
+  const fresh = {
+    binding: row?.binding ?? PLATFORM,
+    pausedUntil: row?.paused_until ? Date.parse(row.paused_until) : null,
+    read: now,
+  };
+  if (known.size >= MAX_KNOWN) known.clear();
+  known.set(schoolId, fresh);
+  return fresh;
+}
+
+/**
+ * What this isolate knows of the map, now (after a placement or a move, and in tests after
+ * seeding): `schoolId` is on `binding`, not paused; kept `MAP_TTL_MS` from its first use.
+ */
 export function remember(schoolId: number, binding: string): void {
   if (known.size >= MAX_KNOWN) known.clear();
-  known.set(schoolId, binding);
+  known.set(schoolId, { binding, pausedUntil: null });
+}
+
+/** Forgets what this isolate knew of `schoolId`'s map row (a move changed it): read again at its next statement. */
+export function forgetSchool(schoolId: number): void {
+  known.delete(schoolId);
 }
 
 /** Forgets what this isolate knew of the map (a test file's fresh storage). */
@@ -111,21 +155,38 @@ export function forgetShards(): void {
  * is a school's (every table but the platform's, `tenancy: "none"`); a platform table's, the
  * platform's; across schools (no school in the context), the database the unit of work runs over
  * (`deps.db`: the platform's, or one shard's in a cron run over it). A deployment without shards
- * (libSQL with no `LIBSQL_SHARD_<n>_URL`) has one database.
+ * (libSQL with no `LIBSQL_SHARD_<n>_URL`) has one database. `write`: the statements write (a batch's
+ * commit), refused with a 503 while the school is paused for a move.
  */
-export async function databaseOf(ctx: Ctx, source?: { tenancy?: string }): Promise<Db> {
+export async function databaseOf(ctx: Ctx, source?: { tenancy?: string }, write = false): Promise<Db> {
   const { deps } = ctx;
   if (!deps.shards) return deps.db;
   const platform = deps.platform ?? deps.db;
   if (source?.tenancy === "none") return platform;
   // Across schools: the database the unit of work runs over (a cron run's, once per database).
   if (ctx.schoolId === null) return deps.db;
-  const name = await shardOf(deps, ctx.schoolId);
+  const row = await mapRowOf(deps, ctx.schoolId);
+  if (write && row.pausedUntil !== null && deps.clock.now().getTime() < row.pausedUntil) throw paused(ctx.schoolId);
+  const name = row.binding;
   const db = name === PLATFORM ? platform : deps.shards[name];
   if (!db) throw new Error(`school ${ctx.schoolId} is mapped to ${name}, a database this Worker has no binding for`);
   claimHome(db);
   return db;
 }
+
+/** Seconds a client is told to wait (`Retry-After`) when a school's write meets its move's pause. */
+export const PAUSED_RETRY_SECONDS = Math.ceil(MAP_TTL_MS / 1000);
+
+/** The answer to a write of a school paused for a move: 503, try again shortly; other schools go on. */
+const paused = (schoolId: number) =>
+  new ApiError(
+    503,
+    m`School ${schoolId} is moving to another database: its changes are paused for a moment; try again shortly`,
+    {
+      title: m`School paused for a move`,
+      headers: { "retry-after": String(PAUSED_RETRY_SECONDS) },
+    },
+  );
 
 /**
  * Each database's record ids are its own range: shard n's start above n × 2^40 (shard 0's at 1),

@@ -94,17 +94,20 @@ export interface CommitMessages {
  * Runs the statements as one batch; constraint errors become 409s, a failed guard `GuardFailed`.
  * In a request whose `If-Match` named a record (`ctx.unchanged`), the first batch to commit starts
  * with a guard that its row's `updated_at` is still the one read: a change in between is a 412.
+ * `writes`: false for a batch of reads alone (served even while the school is paused for a move).
  */
 export async function commit<T extends readonly [Statement, ...Statement[]]>(
   ctx: Ctx,
   statements: T,
   messages: CommitMessages = {},
   source?: { readonly tenancy?: string },
+  writes = true,
 ): Promise<BatchResponse<T>> {
   const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   // The school's database (src/db/shards.ts), or the platform's (across schools, or a batch about
-  // a platform table): every statement runs there.
-  const db = await databaseOf(ctx, source);
+  // a platform table): every statement runs there. A batch that writes is refused (503) while the
+  // school is paused for a move: the one place.
+  const db = await databaseOf(ctx, source, writes);
   try {
     if (!version) return await db.batch(statements);
     const guarded: [Statement, ...T] = [stillAsRead(db, version), ...statements];

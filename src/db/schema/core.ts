@@ -112,6 +112,11 @@ export const schoolShards = sqliteTable(
       .primaryKey()
       .references(() => schools.id, { onDelete: "cascade" }),
     binding: text("binding").notNull(),
+    /** Writes of the school answer 503 until then (a move under way: src/db/move.ts); null: not paused. */
+    pausedUntil: text("paused_until"),
+    /** The move under way: from which database to which (null: none). */
+    movingFrom: text("moving_from"),
+    movingTo: text("moving_to"),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },

@@ -72,7 +72,7 @@ export async function deliverPushes(deps: Deps, message: Extract<PushMessage, { 
   );
   // The device's token: joined on the platform's database (a school there); a school on a shard
   // reads its pushes there and their devices' tokens from the platform's (docs/scaling.md
-  // "Shards", group D). A push whose device is gone since (no foreign key: migration 0064) has none.
+  // "Shards", group D). A push whose device is gone since (no foreign key: migration 0062) has none.
   const onShard = (await shardOf(deps, message.schoolId)) !== PLATFORM;
   const fields = { id: p.id, deviceTokenId: p.deviceTokenId, language: users.language };
   const theirs = onShard

@@ -7,7 +7,7 @@ export default defineModule({
   paths: ["/api/v1/school"],
   permissions,
   load: async () => {
-    const [r, x] = await Promise.all([import("./resource"), import("./routes")]);
+    const [r, x, mv] = await Promise.all([import("./resource"), import("./routes"), import("./move")]);
     return {
       // Literal paths before `/{id}`: Hono tries a path's routes in the order they are added.
       operations: [
@@ -22,6 +22,8 @@ export default defineModule({
         x.getSchoolStatistics,
         x.createSchoolLogoUrl,
         x.updateSchoolAddress,
+        mv.moveSchoolRoute,
+        mv.getSchoolShard,
       ],
     };
   },
