@@ -8,7 +8,9 @@
  *   database; each `user` row that a school's rows name (a column that references `user`), whole,
  *   to `DB` and to every other database whose schools name it.
  * Each database's statements keep the seed's order, so the rows a row points at come before it
- * there as they do in the script. Every place that loads the demo loads it this way: the tests'
+ * there as they do in the script. The ids the seed gives rows in another database stay taken in
+ * the platform's (its AUTOINCREMENT sequences set past them), so record ids stay unique across
+ * databases as they are at run time (docs/scaling.md "Record ids"). Every place that loads the demo loads it this way: the tests'
  * fresh storage (test/fresh-storage.ts), `npm run dev` (scripts/dev.ts), the Chromium tests' dev
  * state (test/node/dev-state.ts) and bench:peak. One database (libSQL, the benchmark's single D1)
  * loads the script whole.
@@ -128,11 +130,13 @@ export function seedByDatabase(seed: string): Map<string, string[]> {
   };
 
   const out = new Map<string, string[]>([[PLATFORM, []]]);
-  const add = (binding: string, statement: string) => {
+  const add = (binding: string, ...statement: string[]) => {
     const list = out.get(binding) ?? [];
-    list.push(statement);
+    list.push(...statement);
     out.set(binding, list);
   };
+  /** Each table's largest id the seed writes to a database other than the platform's. */
+  const taken = new Map<string, number>();
   for (const { text, parts } of statements) {
     const first = parts[0];
     const last = parts.at(-1);
@@ -154,9 +158,33 @@ export function seedByDatabase(seed: string): Map<string, string[]> {
     const head = text.slice(0, first.start);
     const tail = text.slice(last.end);
     for (const [binding, list] of rows) add(binding, `${head}${list.join(",\n  ")}${tail}`);
+    // The ids the seed gives a school's rows elsewhere stay taken in the platform's database too.
+    if (anchored(first.table)) continue;
+    for (const part of parts) {
+      const id = numberOf(cell(text, part, "id"));
+      if (id !== undefined && !destinations(text, part).includes(PLATFORM)) {
+        taken.set(first.table, Math.max(taken.get(first.table) ?? 0, id));
+      }
+    }
   }
+  // Record ids are unique across databases (docs/scaling.md "Record ids"): the platform's database
+  // starts each table's new ids after those the seed wrote in another database, as it did when it
+  // held every demo row (a shard's own ids are above its range's floor whatever the seed wrote).
+  for (const [table, id] of taken) add(PLATFORM, ...sequenceAtLeast(table, id));
   if (out.get(PLATFORM)?.length === 0) out.delete(PLATFORM);
   return out;
+}
+
+/** The anchored tables: their rows are in the platform's database as well. */
+const anchored = (table: string) => table === "user" || table === "school";
+
+/** The statements that make `table`'s next AUTOINCREMENT id above `id` (a table without one: nothing). */
+function sequenceAtLeast(table: string, id: number): string[] {
+  const name = `'${table.replaceAll("'", "''")}'`;
+  return [
+    `INSERT INTO sqlite_sequence (name, seq) SELECT m.name, ${id} FROM sqlite_master m WHERE m.type = 'table' AND m.name = ${name} AND m.sql LIKE '%AUTOINCREMENT%' AND NOT EXISTS (SELECT 1 FROM sqlite_sequence s WHERE s.name = ${name})`,
+    `UPDATE sqlite_sequence SET seq = ${id} WHERE name = ${name} AND seq < ${id}`,
+  ];
 }
 
 /**

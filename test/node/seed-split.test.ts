@@ -40,14 +40,14 @@ describe("the demo seed split by school", () => {
   it("with every school on DB, is the whole script in DB", () => {
     const split = seedByDatabase(withSchool2On("DB"));
     expect([...split.keys()]).toEqual(["DB"]);
-    expect(split.get("DB")).toEqual(scriptStatements(seed));
+    expect(split.get("DB")).toEqual(scriptStatements(withSchool2On("DB")));
   });
 
   it("with school 2 on DB_SHARD_1: its rows there, its anchors in both, nothing else of it in DB", () => {
     const split = seedByDatabase(withSchool2On("DB_SHARD_1"));
     expect([...split.keys()]).toEqual(["DB", "DB_SHARD_1"]);
     const shard = rows(split.get("DB_SHARD_1") ?? [], "school_id", "id", "user_id");
-    const platform = rows(split.get("DB") ?? [], "school_id", "id");
+    const platform = rows(split.get("DB") ?? [], "school_id", "id").filter((r) => r.table !== "sqlite_sequence");
     for (const row of shard) {
       if (row.table === "user") continue;
       if (row.table === "school") expect(row.id ?? String(row.statementSchool), row.text).toBe("2");
@@ -73,6 +73,15 @@ describe("the demo seed split by school", () => {
     // Each row once per database: the statements of both hold every row of the script.
     const all = rows(scriptStatements(seed), "id");
     expect(shard.length + platform.length).toBe(all.length + anchors.size + schools(shard).length);
+  });
+
+  it("keeps the ids the seed gives school 2's rows taken in DB: ids stay unique across databases", () => {
+    const split = seedByDatabase(withSchool2On("DB_SHARD_1"));
+    const sequences = (split.get("DB") ?? []).filter((s) => s.startsWith("UPDATE sqlite_sequence"));
+    // School 2's address is 2, its students up to 2450 (seed/demo.sql).
+    expect(sequences).toContain("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'address' AND seq < 2");
+    expect(sequences.some((s) => /seq = \d+ WHERE name = 'student' /.test(s))).toBe(true);
+    expect(sequences.some((s) => /name = '(user|school)'/.test(s))).toBe(false);
   });
 
   it("refuses a statement it cannot place", () => {
