@@ -6,9 +6,13 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { Batch } from "../src/db/batch";
 import { placeSchool } from "../src/db/placement";
 import { OPEN_FOR_NEW_SCHOOLS, remember } from "../src/db/shards";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
+import { jobCtx } from "../src/lib/context";
+import { notify } from "../src/modules/notification/api";
+import { fanOut } from "../src/modules/notification/fan-out";
 import { deadWebhook } from "../src/modules/webhook/deliver";
 import { freshStorage } from "./fresh-storage";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
@@ -234,6 +238,32 @@ describe("demo school 2 on the shard (the demo seed split by school)", () => {
     }
     // School 1's demo parent is no one school 2 names.
     expect(anchors.some((u) => u.id === 4)).toBe(false);
+  });
+
+  it("a fan-out in a school with notifications off marks its notification in the school's database", async () => {
+    await schoolTwoOnTheShard();
+    const t = makeTestApp();
+    const shard = env.DB_SHARD_1;
+    await shard
+      .prepare(
+        "UPDATE school_module SET enabled = 0 WHERE school_id = ? AND module_id = (SELECT id FROM application_module WHERE key = 'notifications')",
+      )
+      .bind(SOUTH)
+      .run();
+    const ctx = jobCtx(t.deps, "test", SOUTH);
+    const sending = notify(ctx, {
+      category: "general",
+      title: "Off",
+      body: "x",
+      audience: { users: [DEMO.southAdmin.id] },
+    });
+    await new Batch(ctx).add(...sending.statements).commit();
+    await fanOut(t.deps, { kind: "fan-out", key: sending.key, schoolId: SOUTH, after: 0 }, "fan-out-off");
+    const row = await shard
+      .prepare("SELECT fanned_out_at IS NOT NULL AS done FROM notification WHERE key = ?")
+      .bind(sending.key)
+      .first();
+    expect(row).toEqual({ done: 1 });
   });
 
   it("a queue consumer's lone writes reach the school's database: a webhook delivery failed for good", async () => {
