@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type DemoDay, demoDays, demoSeedFor } from "../src/db/demo-today";
+import { seedByDatabase } from "../src/db/seed-split";
 import { scriptStatements } from "../src/db/sql-script";
 import { buildDefines } from "./build-info";
 import { migrateCommands } from "./migrate";
@@ -21,7 +22,7 @@ import { migrateCommands } from "./migrate";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
 const SEED = "seed/demo.sql";
-/** The seed moved to this week (src/db/demo-today.ts): what wrangler loads. */
+/** The seed moved to this week (src/db/demo-today.ts): what wrangler loads, one file per database (`demo-today.DB.sql`). */
 const SEED_TODAY = ".wrangler/demo-today.sql";
 /** Which day the local database's demo was seeded for (deleted with it by `npm run db:reset`). */
 const SEEDED_FOR = ".wrangler/state/v3/d1/demo-day.json";
@@ -76,8 +77,13 @@ async function setup() {
   const seed = readFileSync(`${ROOT}${SEED}`, "utf8");
   const now = new Date();
   mkdirSync(`${ROOT}.wrangler`, { recursive: true });
-  writeFileSync(`${ROOT}${SEED_TODAY}`, demoSeedFor(seed, now));
-  await wrangler(["d1", "execute", "DB", "--local", "--env", "dev", "--file", SEED_TODAY], "Loading the demo data");
+  // Each database its part (src/db/seed-split.ts): platform rows in DB, each school's rows and
+  // their anchors in the school's database (the seed's shard map rows say which).
+  for (const [binding, statements] of seedByDatabase(demoSeedFor(seed, now))) {
+    const file = SEED_TODAY.replace(/\.sql$/, `.${binding}.sql`);
+    writeFileSync(`${ROOT}${file}`, `${statements.join(";\n")};\n`);
+    await wrangler(["d1", "execute", binding, "--local", "--env", "dev", "--file", file], "Loading the demo data");
+  }
   console.log(demoLine(scriptStatements(seed).length));
   const days = demoDays(seed, now);
   // A database seeded before keeps its rows (INSERT OR IGNORE): say so when they are another day's.

@@ -9,6 +9,13 @@ INSERT OR IGNORE INTO school (id, name, name_search, time_zone, language, create
   (1, 'Northside Demo School', 'northside demo school', 'America/Mexico_City', 'es', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (2, 'Southside Demo School', 'southside demo school', 'America/New_York', 'en', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
 
+-- Where each demo school's rows live (docs/scaling.md "Shards"): the seed is loaded split by school, each
+-- school's rows into its database, with the anchors it needs there (src/db/seed-split.ts). Moving a demo
+-- school is changing its binding here (then `npm run db:reset` for a local database seeded before).
+INSERT OR IGNORE INTO school_shard (school_id, binding, created_at, updated_at) VALUES
+  (1, 'DB', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
+  (2, 'DB', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+
 INSERT OR IGNORE INTO user (id, phone, first_name, last_name, first_name_search, last_name_search, email, status, is_super_admin, created_at, updated_at) VALUES
   (1, '+15550000001', 'Sam', 'Super', 'sam', 'super', 'super@example.test', 'active', 1, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
   (2, '+15550000002', 'Alma', 'Admin', 'alma', 'admin', 'admin.north@example.test', 'active', 0, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),

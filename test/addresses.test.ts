@@ -136,7 +136,7 @@ describe("addresses", () => {
     }
     const page = (await (await t.request(`${PATH}?pageSize=100`, { token })).json()) as Page<Address>;
     expect(page.data.map((a) => a.id)).not.toContain(2);
-    const [south] = await t.db.select().from(addresses).where(eq(addresses.id, 2));
+    const [south] = await (await t.schoolDb(SOUTH)).select().from(addresses).where(eq(addresses.id, 2));
     expect(south?.city).toBe("Brooklyn");
   });
 

@@ -59,7 +59,7 @@ async function status(school: number, key: string) {
 
 /** The state row of a module in a school (undefined: none, i.e. enabled by default). */
 async function stateRow(school: number, moduleId: number) {
-  const [row] = await t.db
+  const [row] = await (await t.schoolDb(school))
     .select()
     .from(schoolModules)
     .where(and(eq(schoolModules.schoolId, school), eq(schoolModules.moduleId, moduleId)));

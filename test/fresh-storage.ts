@@ -1,19 +1,18 @@
 /**
  * Fresh storage for a test file (test/setup.ts), or for a test that wants the demo seeded again
  * (test/demo-today.test.ts seeds it for several days): in every database (the platform's `DB`
- * and the shard `DB_SHARD_1`, docs/scaling.md "Shards") every table dropped and the real
- * migrations applied; then `seed` in `DB`; the documents bucket emptied. This isolate's copy of
- * the shard map is then what the map says.
+ * and the shard `DB_SHARD_1`, docs/scaling.md "Shards") the state the real migrations leave (`emptied`);
+ * then `seed` loaded into them (`loadSeed`); the documents bucket emptied. This
+ * isolate's copy of the shard map is then what the map says.
  */
 import { applyD1Migrations, env } from "cloudflare:test";
+import { seedByDatabase } from "../src/db/seed-split";
 import { forgetShards, idRangeStatements, PLATFORM, remember } from "../src/db/shards";
-import { scriptStatements } from "../src/db/sql-script";
 
 /** The databases and bucket as a new deployment has them, whatever the file before this one left. */
 export async function freshStorage(seed: string) {
   await Promise.all([emptied(env.DB, "DB"), emptied(env.DB_SHARD_1, "DB_SHARD_1")]);
-  await env.DB.batch(scriptStatements(seed).map((s) => env.DB.prepare(s)));
-
+  await loadSeed(seed);
   forgetShards();
   const map = await env.DB.prepare(
     `SELECT s.id, coalesce(m.binding, '${PLATFORM}') AS binding FROM school s LEFT JOIN school_shard m ON m.school_id = s.id`,
@@ -25,6 +24,22 @@ export async function freshStorage(seed: string) {
     more = page.truncated;
     cursor = page.truncated ? page.cursor : undefined;
   }
+}
+
+/**
+ * The demo seed (seed/demo.sql, its dates moved or not) into the databases its shard map names:
+ * platform rows into `DB`, each school's rows and the anchors they need into the school's database
+ * (src/db/seed-split.ts). Each database's statements in one batch, the databases at once.
+ */
+export async function loadSeed(seed: string) {
+  const databases: Record<string, D1Database> = { DB: env.DB, DB_SHARD_1: env.DB_SHARD_1 };
+  await Promise.all(
+    [...seedByDatabase(seed)].map(([binding, statements]) => {
+      const db = databases[binding];
+      if (!db) throw new Error(`the seed puts rows in ${binding}, a database the tests do not have`);
+      return db.batch(statements.map((s) => db.prepare(s)));
+    }),
+  );
 }
 
 /**

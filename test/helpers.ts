@@ -3,7 +3,10 @@ import { env } from "cloudflare:test";
 import { inject } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
-import { d1 } from "../src/db/client";
+import { type Db, d1 } from "../src/db/client";
+import { users } from "../src/db/schema/core";
+import { shardOf } from "../src/db/shards";
+import { getTableColumns, inArray, sql } from "../src/db/sql";
 import type { Deps, QueueProducer } from "../src/deps";
 import { PermissionSet } from "../src/lib/access";
 import { dohResolver } from "../src/lib/dns";
@@ -191,7 +194,33 @@ export function makeTestApp(
     });
   }
 
-  return { app, deps, clock, db, request, signIn, lastCode, token };
+  /**
+   * The database that holds `school`'s rows (docs/scaling.md "Shards"): demo school 2's is
+   * `DB_SHARD_1`. A test reads and writes a school's rows there; `db` is the platform's (and school
+   * 1's): a user row, a sign-in code, the shard map.
+   */
+  async function schoolDb(school: number): Promise<Db> {
+    const name = await shardOf(deps, school);
+    const found = deps.shards?.[name];
+    if (!found) throw new Error(`school ${school} is on ${name}, a database this test app has no handle for`);
+    return found;
+  }
+
+  /**
+   * The anchors of platform user rows in `school`'s database (docs/scaling.md "Anchors"): each row
+   * as the platform has it, written over any copy there; nothing on the platform's own database. A
+   * test that inserts a user and then a school's row naming them calls this between the two.
+   */
+  async function anchorUsers(school: number, ...ids: number[]) {
+    const target = await schoolDb(school);
+    if (target === deps.db || ids.length === 0) return;
+    const rows = await db.select().from(users).where(inArray(users.id, ids));
+    const columns = Object.entries(getTableColumns(users)).filter(([key]) => key !== "id");
+    const set = Object.fromEntries(columns.map(([key, c]) => [key, sql.raw(`excluded."${c.name}"`)]));
+    await target.insert(users).values(rows).onConflictDoUpdate({ target: users.id, set });
+  }
+
+  return { app, deps, clock, db, request, signIn, lastCode, token, schoolDb, anchorUsers };
 }
 
 export type TestApp = ReturnType<typeof makeTestApp>;

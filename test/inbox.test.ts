@@ -179,7 +179,8 @@ describe("the inbox", () => {
     const me = await member(t, NORTH);
     const other = await member(t, NORTH);
     const { roleUsers } = await import("../src/db/schema/core");
-    await t.db.insert(roleUsers).values({
+    await t.anchorUsers(SOUTH, me);
+    await (await t.schoolDb(SOUTH)).insert(roleUsers).values({
       schoolId: SOUTH,
       userId: me,
       roleId: 5,
@@ -208,7 +209,7 @@ describe("the inbox", () => {
       .select({ id: applicationModules.id })
       .from(applicationModules)
       .where(eq(applicationModules.key, "notifications"));
-    await t.db
+    await (await t.schoolDb(SOUTH))
       .update(schoolModules)
       .set({ enabled: false })
       .where(and(eq(schoolModules.schoolId, SOUTH), eq(schoolModules.moduleId, module?.id ?? 0)));

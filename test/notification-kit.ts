@@ -32,7 +32,10 @@ export async function member(t: TestApp, school: number, { role = 5, language = 
     )
     .returning({ id: users.id });
   const id = user?.id ?? 0;
-  await t.db.insert(roleUsers).values({ schoolId: school, userId: id, roleId: role, createdAt: at, updatedAt: at });
+  await t.anchorUsers(school, id);
+  await (await t.schoolDb(school))
+    .insert(roleUsers)
+    .values({ schoolId: school, userId: id, roleId: role, createdAt: at, updatedAt: at });
   return id;
 }
 
@@ -43,7 +46,7 @@ export async function student(
   level: "preschool" | "elementary" | "middle" | "high" = "elementary",
 ) {
   const at = now(t);
-  const [row] = await t.db
+  const [row] = await (await t.schoolDb(school))
     .insert(students)
     .values(
       withSearch(students, {
@@ -68,11 +71,11 @@ export async function guard(
   receivesNotifications = true,
 ) {
   const at = now(t);
-  const [parent] = await t.db
+  const [parent] = await (await t.schoolDb(school))
     .select({ id: parents.id })
     .from(parents)
     .where(and(eq(parents.schoolId, school), eq(parents.userId, userId)));
-  await t.db.insert(guardians).values({
+  await (await t.schoolDb(school)).insert(guardians).values({
     schoolId: school,
     studentId,
     parentId: parent?.id ?? 0,
@@ -85,7 +88,7 @@ export async function guard(
 /** A group of `school` with these students. */
 export async function group(t: TestApp, school: number, studentIds: number[]) {
   const at = now(t);
-  const [row] = await t.db
+  const [row] = await (await t.schoolDb(school))
     .insert(groups)
     .values(
       withSearch(groups, {
@@ -100,7 +103,7 @@ export async function group(t: TestApp, school: number, studentIds: number[]) {
     .returning({ id: groups.id });
   const id = row?.id ?? 0;
   for (const s of studentIds)
-    await t.db
+    await (await t.schoolDb(school))
       .insert(groupStudents)
       .values({ schoolId: school, groupId: id, studentId: s, createdAt: at, updatedAt: at });
   return id;

@@ -26,8 +26,8 @@ const NORTH = 1;
 const SOUTH = 2;
 
 /** The users with a copy of notification `id`, ascending. */
-async function recipientsOf(t: TestApp, id: number) {
-  const rows = await t.db
+async function recipientsOf(t: TestApp, id: number, school = NORTH) {
+  const rows = await (await t.schoolDb(school))
     .select({ userId: notificationRecipients.userId })
     .from(notificationRecipients)
     .where(eq(notificationRecipients.notificationId, id))
@@ -393,7 +393,7 @@ describe("a school with the notifications module off", () => {
       .select({ id: applicationModules.id })
       .from(applicationModules)
       .where(eq(applicationModules.key, "notifications"));
-    await t.db
+    await (await t.schoolDb(SOUTH))
       .update(schoolModules)
       .set({ enabled: false })
       .where(and(eq(schoolModules.schoolId, SOUTH), eq(schoolModules.moduleId, module?.id ?? 0)));
@@ -407,9 +407,9 @@ describe("a school with the notifications module off", () => {
     }
     await push.drain(t.deps);
     const copies = async (key: string) => {
-      const [row] = await t.db.select().from(notifications).where(eq(notifications.key, key));
+      const [row] = await (await t.schoolDb(SOUTH)).select().from(notifications).where(eq(notifications.key, key));
       expect(row?.fannedOutAt).not.toBeNull();
-      return recipientsOf(t, row?.id ?? 0);
+      return recipientsOf(t, row?.id ?? 0, SOUTH);
     };
     expect(await copies(ids.events ?? "")).toEqual([]);
     expect(await copies(ids.emergency ?? "")).toEqual(klass.guardians);

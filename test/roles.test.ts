@@ -430,7 +430,10 @@ describe("role memberships", () => {
     expect(
       (await req("/api/v1/role-user", { method: "POST", body: { userId: p.userId, roleId: southRole.id } })).status,
     ).toBe(404);
-    const [southMembership] = await t.db.select().from(roleUsers).where(eq(roleUsers.userId, southPerson.userId));
+    const [southMembership] = await (await t.schoolDb(SOUTH))
+      .select()
+      .from(roleUsers)
+      .where(eq(roleUsers.userId, southPerson.userId));
     expect((await req(`/api/v1/role-user/${southMembership?.id}`)).status).toBe(404);
     expect((await req(`/api/v1/role-user/${southMembership?.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await req(`/api/v1/role-user/remove?userId=${p.userId}&roleId=3`, { method: "DELETE" })).status).toBe(404);
@@ -483,7 +486,7 @@ describe("role memberships", () => {
     // South has one administrator; a new school-admin there, then try to remove both at once.
     const southAdminToken = await t.token(DEMO.southAdmin.id, { [SOUTH]: schoolAdminPermissions() });
     const other = await person(SOUTH);
-    const admins = await t.db
+    const admins = await (await t.schoolDb(SOUTH))
       .select()
       .from(roleUsers)
       .where(and(eq(roleUsers.schoolId, SOUTH), eq(roleUsers.roleId, 2)));
@@ -501,7 +504,7 @@ describe("role memberships", () => {
       two.map((a) => req(`/api/v1/role-user/${a.id}`, { method: "DELETE", token: southAdminToken, school: SOUTH })),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([204, 422]);
-    const left = await t.db
+    const left = await (await t.schoolDb(SOUTH))
       .select()
       .from(roleUsers)
       .where(and(eq(roleUsers.schoolId, SOUTH), eq(roleUsers.roleId, 2)));

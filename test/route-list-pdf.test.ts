@@ -18,7 +18,7 @@ import { trustedPeople } from "../src/db/schema/trusted-person";
 import { FAMILIES, FONT_PATH, PdfDocument } from "../src/lib/pdf";
 import { readImage, readJpeg, readPng } from "../src/lib/pdf-image";
 import { MONDAY, makeRoute } from "./fixtures/modules/route-availability";
-import { DEMO, makeTestApp } from "./helpers";
+import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
 const SOUTH = 2;
 const S = "/api/v1/route-availability-student";
@@ -186,6 +186,16 @@ function crc32(bytes: Uint8Array) {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+/**
+ * Sets demo school 2's logo as the platform's write does: its row in `DB`, then its anchor in each
+ * shard that holds one (docs/scaling.md "Anchors"; a database without it changes nothing).
+ */
+async function setLogo(t: TestApp, logo: string | null) {
+  for (const db of Object.values(t.deps.shards ?? { DB: t.db })) {
+    await db.update(schools).set({ logo }).where(eq(schools.id, SOUTH));
+  }
+}
+
 describe("the PDF writer", () => {
   it("measures and wraps text as drawn, embeds only the fonts used, and writes a loadable file", async () => {
     const pdf = await PdfDocument.create(env.ASSETS, { title: "Prueba", at: t.clock.now() });
@@ -322,7 +332,7 @@ describe("PNG images", () => {
         PIXELS.map((r) => [0, ...r]),
       ),
     );
-    await t.db.update(schools).set({ logo: "2/logo/logo.png" }).where(eq(schools.id, SOUTH));
+    await setLogo(t, "2/logo/logo.png");
     try {
       const res = await t.request(`${S}/final-status/pdf?date=${MONDAY}`, { token: await admin(), school: SOUTH });
       expect(res.status).toBe(200);
@@ -338,7 +348,7 @@ describe("PNG images", () => {
         expect([...unzlibSync((mask as PDFRawStream).contents)]).toEqual([255, 128, 0, 255]);
       }
     } finally {
-      await t.db.update(schools).set({ logo: null }).where(eq(schools.id, SOUTH));
+      await setLogo(t, null);
     }
   });
 });
@@ -349,7 +359,7 @@ describe("route list PDFs", () => {
     const big = await makeRoute(t, SOUTH, { seats: 80, riders: names, name: "Ruta Águila" });
     const small = await makeRoute(t, SOUTH, { riders: [["José", "Peña"]], name: "Ruta Búho" });
     await env.DOCUMENTS.put("2/logo/logo.jpg", JPEG);
-    await t.db.update(schools).set({ logo: "2/logo/logo.jpg" }).where(eq(schools.id, SOUTH));
+    await setLogo(t, "2/logo/logo.jpg");
     try {
       const res = await t.request(`${S}/route/${big.routeId}/final-status/pdf?date=${MONDAY}`, {
         token: await admin(),
@@ -380,7 +390,7 @@ describe("route list PDFs", () => {
       expect(every.pages).toBeGreaterThanOrEqual(3);
       expect(small.routeId).toBeGreaterThan(0);
     } finally {
-      await t.db.update(schools).set({ logo: null }).where(eq(schools.id, SOUTH));
+      await setLogo(t, null);
     }
   });
 
@@ -400,7 +410,7 @@ describe("route list PDFs", () => {
       ["王小明", "Ana López"],
       ["Héctor Alejandro Domínguez de la Fuente", "María José Fernández-Villanueva Ortega", "Ana López"],
     ];
-    await t.db.insert(trustedPeople).values(
+    await (await t.schoolDb(SOUTH)).insert(trustedPeople).values(
       route.studentIds.flatMap((studentId, i) =>
         (receivers[i] ?? []).map((name) => ({
           schoolId: SOUTH,

@@ -43,11 +43,18 @@ async function add(t: TestApp, body: Record<string, unknown>, token?: string, sc
   return (await res.json()) as Admin;
 }
 
-const membershipsOf = (t: TestApp, userId: number) =>
-  t.db
-    .select()
-    .from(roleUsers)
-    .where(and(eq(roleUsers.userId, userId), eq(roleUsers.roleId, 2)));
+/** A user's administrator memberships in every school, read in each database (docs/scaling.md "Shards"). */
+const membershipsOf = async (t: TestApp, userId: number) =>
+  (
+    await Promise.all(
+      Object.values(t.deps.shards ?? { DB: t.db }).map((db) =>
+        db
+          .select()
+          .from(roleUsers)
+          .where(and(eq(roleUsers.userId, userId), eq(roleUsers.roleId, 2))),
+      ),
+    )
+  ).flat();
 
 describe("school administrators", () => {
   it("lists and reads the current school's administrators (user fields and since)", async () => {

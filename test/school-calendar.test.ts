@@ -234,7 +234,7 @@ describe("the school's calendar decides which routes run, on every route that as
   it("a school without schedules has school Monday to Friday", async () => {
     const t = makeTestApp();
     await transportOn(t, SOUTH);
-    await t.db.delete(schoolSchedules).where(eq(schoolSchedules.schoolId, SOUTH));
+    await (await t.schoolDb(SOUTH)).delete(schoolSchedules).where(eq(schoolSchedules.schoolId, SOUTH));
     const token = await admin(t, SOUTH);
     const route = await makeRoute(t, SOUTH, { weekdays: MON_TO_SAT });
     const monday = await get<{ schoolDay: boolean; routes: { routeId: number }[] }>(

@@ -212,7 +212,7 @@ describe("creating and updating", () => {
     );
     expect(answers.filter((r) => r.status === 204).length).toBeGreaterThanOrEqual(1);
     expect(answers.every((r) => r.status === 204 || r.status === 409)).toBe(true);
-    const rows = await t.db
+    const rows = await (await t.schoolDb(SOUTH))
       .select()
       .from(schoolSchedules)
       .where(

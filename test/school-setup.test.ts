@@ -530,7 +530,8 @@ describe("schedule configuration", () => {
 
   // One per school: every test starts with neither school configured.
   beforeEach(async () => {
-    await t.db.delete(scheduleConfigurations);
+    // Each school's database (docs/scaling.md "Shards"): demo school 2's is the shard.
+    for (const db of Object.values(t.deps.shards ?? { DB: t.db })) await db.delete(scheduleConfigurations);
   });
 
   async function create(body: Record<string, unknown> = valid, school = NORTH) {

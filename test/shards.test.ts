@@ -6,12 +6,19 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { Batch } from "../src/db/batch";
 import { placeSchool } from "../src/db/placement";
 import { OPEN_FOR_NEW_SCHOOLS, remember } from "../src/db/shards";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
+import { jobCtx } from "../src/lib/context";
+import { notify } from "../src/modules/notification/api";
+import { fanOut } from "../src/modules/notification/fan-out";
+import { deadWebhook } from "../src/modules/webhook/deliver";
+import { freshStorage } from "./fresh-storage";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
 const NORTH = 1;
+const SOUTH = 2;
 const SHARD = "DB_SHARD_1";
 
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
@@ -117,18 +124,6 @@ describe("schools over two databases", () => {
     expect(again.status).toBe(200);
   });
 
-  it("the demo schools' rows are in the platform database, and none is in the shard", async () => {
-    expect(Object.keys(await rowsOf(env.DB, NORTH)).length).toBeGreaterThan(10);
-    expect(Object.keys(await rowsOf(env.DB, 2)).length).toBeGreaterThan(10);
-    const everything = await schoolTables(env.DB_SHARD_1);
-    for (const table of everything) {
-      const row = await env.DB_SHARD_1.prepare(`SELECT count(*) AS n FROM "${table}" WHERE school_id IN (1, 2)`).first<{
-        n: number;
-      }>();
-      expect(row?.n, table).toBe(0);
-    }
-  });
-
   it("a new school is placed on the least-loaded database that takes new schools", async () => {
     const t = makeTestApp();
     // Today only the platform database takes new schools (docs/scaling.md).
@@ -143,7 +138,7 @@ describe("schools over two databases", () => {
     const placed = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(id).first();
     expect(placed).toEqual({ binding: "DB" });
 
-    // With both open: the one with fewer schools (the demo's two and the one above are on DB).
+    // With both open: the one with fewer schools (demo school 1 and the one above on DB, demo school 2 on the shard).
     const at = t.clock.now().toISOString();
     const place = async (name: string, open: string[]) => {
       const row = await env.DB.prepare(
@@ -167,8 +162,6 @@ describe("schools over two databases", () => {
       const counts: Record<string, number> = { DB: Number(row?.db ?? 0), [SHARD]: Number(row?.shard ?? 0) };
       return counts;
     };
-    const before = await loads();
-    expect(before.DB).toBeGreaterThan(before[SHARD] ?? 0);
     const picks: string[] = [];
     for (let i = 0; i < 6; i++) {
       const open = i % 2 === 0 ? ["DB", SHARD] : [SHARD, "DB"];
@@ -198,5 +191,111 @@ describe("schools over two databases", () => {
       "SELECT job, detail FROM cron_history WHERE status <> 'completed'",
     ).all();
     expect(failed.results).toEqual([]);
+  });
+});
+
+/** seed/demo.sql with demo school 2's map row naming the shard (its one line: docs/scaling.md "Shards"). */
+const seedWithSchoolTwoOnTheShard = () => env.TEST_SEED.replace(/^ {2}\(2, 'DB', /m, `  (2, '${SHARD}', `);
+
+/** This file's storage fresh again, the demo loaded with school 2 on the shard (the last tests of the file). */
+async function schoolTwoOnTheShard() {
+  const seed = seedWithSchoolTwoOnTheShard();
+  expect(seed).toMatch(/^ {2}\(2, 'DB_SHARD_1', /m);
+  await freshStorage(seed);
+}
+
+describe("demo school 2 on the shard (the demo seed split by school)", () => {
+  it("demo school 2's rows are only in DB_SHARD_1, school 1's only in DB", async () => {
+    await schoolTwoOnTheShard();
+    // Table by table: every table with a `school_id` (the shard map, the platform's, left out).
+    const north = await rowsOf(env.DB, NORTH);
+    const south = await rowsOf(env.DB_SHARD_1, SOUTH);
+    expect(Object.keys(north).length).toBeGreaterThan(10);
+    expect(Object.keys(south).length).toBeGreaterThan(10);
+    expect(south).toMatchObject({ role_user: expect.any(Number), family: 30, student: 50 });
+    expect(await rowsOf(env.DB, SOUTH)).toEqual({});
+    expect(await rowsOf(env.DB_SHARD_1, NORTH)).toEqual({});
+    expect(await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(SOUTH).first()).toEqual({
+      binding: SHARD,
+    });
+
+    // The anchors, by name: school 2's row, whole, in both; in the shard only the people school
+    // 2's rows name, each the platform's row as it is.
+    const schools = async (db: D1Database) => (await db.prepare("SELECT * FROM school ORDER BY id").all()).results;
+    const [platformSchools, shardSchools] = [await schools(env.DB), await schools(env.DB_SHARD_1)];
+    expect(shardSchools.filter((s) => s.id === SOUTH || s.id === NORTH)).toEqual(
+      platformSchools.filter((s) => s.id === SOUTH),
+    );
+    const anchors = (await env.DB_SHARD_1.prepare("SELECT * FROM user ORDER BY id").all()).results;
+    const members = (
+      await env.DB_SHARD_1.prepare("SELECT DISTINCT user_id FROM role_user WHERE school_id = ? ORDER BY user_id")
+        .bind(SOUTH)
+        .all<{ user_id: number }>()
+    ).results.map((r) => r.user_id);
+    expect(anchors.map((u) => u.id)).toEqual(expect.arrayContaining(members));
+    for (const user of anchors) {
+      expect(await env.DB.prepare("SELECT * FROM user WHERE id = ?").bind(user.id).first()).toEqual(user);
+    }
+    // School 1's demo parent is no one school 2 names.
+    expect(anchors.some((u) => u.id === 4)).toBe(false);
+  });
+
+  it("a fan-out in a school with notifications off marks its notification in the school's database", async () => {
+    await schoolTwoOnTheShard();
+    const t = makeTestApp();
+    const shard = env.DB_SHARD_1;
+    await shard
+      .prepare(
+        "UPDATE school_module SET enabled = 0 WHERE school_id = ? AND module_id = (SELECT id FROM application_module WHERE key = 'notifications')",
+      )
+      .bind(SOUTH)
+      .run();
+    const ctx = jobCtx(t.deps, "test", SOUTH);
+    const sending = notify(ctx, {
+      category: "general",
+      title: "Off",
+      body: "x",
+      audience: { users: [DEMO.southAdmin.id] },
+    });
+    await new Batch(ctx).add(...sending.statements).commit();
+    await fanOut(t.deps, { kind: "fan-out", key: sending.key, schoolId: SOUTH, after: 0 }, "fan-out-off");
+    const row = await shard
+      .prepare("SELECT fanned_out_at IS NOT NULL AS done FROM notification WHERE key = ?")
+      .bind(sending.key)
+      .first();
+    expect(row).toEqual({ done: 1 });
+  });
+
+  it("a queue consumer's lone writes reach the school's database: a webhook delivery failed for good", async () => {
+    await schoolTwoOnTheShard();
+    const t = makeTestApp();
+    const shard = env.DB_SHARD_1;
+    const at = t.clock.now().toISOString();
+    const id = async (statement: D1PreparedStatement) => (await statement.first<{ id: number }>())?.id ?? 0;
+    const endpoint = await id(
+      shard
+        .prepare(
+          "INSERT INTO webhook_endpoint (school_id, url, secret, event_types, created_at, updated_at) VALUES (?, 'https://hooks.example.org/south', 'x', '[]', ?, ?) RETURNING id",
+        )
+        .bind(SOUTH, at, at),
+    );
+    const message = await id(
+      shard
+        .prepare(
+          "INSERT INTO webhook_message (school_id, msg_id, event_type, payload, created_at, updated_at) VALUES (?, 'msg_south', 'student.created', '{}', ?, ?) RETURNING id",
+        )
+        .bind(SOUTH, at, at),
+    );
+    const delivery = await id(
+      shard
+        .prepare(
+          "INSERT INTO webhook_delivery (school_id, endpoint_id, message_id, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id",
+        )
+        .bind(SOUTH, endpoint, message, at, at),
+    );
+    const body = { kind: "webhook", deliveryId: delivery, schoolId: SOUTH };
+    await deadWebhook(t.deps, { id: "dead-1", body, attempts: 13 } as unknown as Message<unknown>);
+    const row = await shard.prepare("SELECT status FROM webhook_delivery WHERE id = ?").bind(delivery).first();
+    expect(row).toEqual({ status: "failed" });
   });
 });

@@ -62,7 +62,7 @@ let next = 0;
 const newPhone = () => `+1555${5_700_000 + ++next}`;
 
 async function student(t: TestApp, school = NORTH) {
-  const [row] = await t.db
+  const [row] = await (await t.schoolDb(school))
     .insert(students)
     .values(withSearch(students, { schoolId: school, firstName: uniq("Kid"), lastName: "Trusted" }))
     .returning({ id: students.id });
@@ -70,7 +70,7 @@ async function student(t: TestApp, school = NORTH) {
 }
 
 async function guardian(t: TestApp, studentId: number, parentId: number, school = NORTH) {
-  await t.db.insert(guardians).values({ schoolId: school, studentId, parentId });
+  await (await t.schoolDb(school)).insert(guardians).values({ schoolId: school, studentId, parentId });
 }
 
 /** A child of the demo parent. */

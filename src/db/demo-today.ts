@@ -60,7 +60,7 @@ function daysBetween(a: string, b: string): number {
 const mondayOf = (date: string) => addDays(date, 1 - isoWeekday(date));
 
 /** A row of an `INSERT ... VALUES` (or a whole other statement) and where its text lies. */
-interface Part {
+export interface Part {
   start: number;
   end: number;
   table: string;
@@ -73,7 +73,7 @@ interface Part {
 }
 
 /** The text of a row's value (as written, trimmed), read when asked. */
-const cell = (sql: string, part: Part | undefined, column: string) => {
+export const cell = (sql: string, part: Part | undefined, column: string) => {
   const k = part?.columns.indexOf(column) ?? -1;
   if (part === undefined || k < 0 || 2 * k + 1 >= part.bounds.length) return undefined;
   return sql.slice(part.bounds[2 * k], part.bounds[2 * k + 1]).trim();
@@ -93,7 +93,7 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
  * The quoted literals of `sql` that may be dates (start, end of each, quotes included) and its
  * statements' rows: one pass over the text (~0.6 MB), by character codes.
  */
-function scan(sql: string): { literals: number[]; parts: Part[] } {
+export function scan(sql: string): { literals: number[]; parts: Part[] } {
   const literals: number[] = [];
   const parts: Part[] = [];
   let afternoon = false;

@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { ROOT } from "../../bench/bundle";
+import { seedByDatabase } from "../../src/db/seed-split";
 import { idRangeStatements } from "../../src/db/shards";
-import { migrationStatements, scriptStatements } from "../../src/db/sql-script";
+import { migrationStatements } from "../../src/db/sql-script";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The tests that start `wrangler dev` drive it from Chromium: without it they are skipped. */
@@ -36,8 +37,12 @@ export async function migrateAndSeed(state: string) {
       const range = idRangeStatements(binding);
       if (range.length > 0) await db.batch(range.map((s) => db.prepare(s)));
     }
-    const db = proxy.env.DB;
-    await db.batch(scriptStatements(readFileSync(join(ROOT, "seed/demo.sql"), "utf8")).map((s) => db.prepare(s)));
+    // The demo into its databases, as `npm run dev` loads it (src/db/seed-split.ts).
+    for (const [binding, statements] of seedByDatabase(readFileSync(join(ROOT, "seed/demo.sql"), "utf8"))) {
+      const db = proxy.env[binding as "DB" | "DB_SHARD_1"];
+      if (!db) throw new Error(`the seed puts rows in ${binding}, a database the dev environment does not bind`);
+      await db.batch(statements.map((s) => db.prepare(s)));
+    }
   } finally {
     await proxy.dispose();
   }

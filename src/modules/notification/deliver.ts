@@ -239,7 +239,8 @@ export async function recordUndelivered(deps: Deps, message: PushMessage) {
   const ctx = jobCtx(deps, "notification-push", message.schoolId);
   const at = deps.clock.now().toISOString();
   const p = notificationPushes;
-  await deps.db
+  // Through a batch: the school's database (docs/scaling.md "Shards"), not the platform's.
+  const failed = deps.db
     .update(p)
     .set({ status: "failed", claim: null, updatedAt: at, error: sql`ifnull(${p.error}, '') || ' (retries exhausted)'` })
     .where(
@@ -250,4 +251,5 @@ export async function recordUndelivered(deps: Deps, message: PushMessage) {
         sql`${p.attempts} > 0`,
       ),
     );
+  await new Batch(ctx).add(failed).commit();
 }

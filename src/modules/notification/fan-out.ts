@@ -100,10 +100,15 @@ export async function fanOut(deps: Deps, message: Extract<PushMessage, { kind: "
   // The school switched notifications off: nothing is delivered but an emergency.
   const off = (first.get(zone)[0]?.off ?? "").split(",").map(Number).includes(APP_MODULES.notifications.id);
   if (off && category !== "emergency") {
-    await db
-      .update(notifications)
-      .set({ dispatchedAt: sql`ifnull(${notifications.dispatchedAt}, ${at})`, fannedOutAt: at, updatedAt: at })
-      .where(Notifications.where(ctx, eq(notifications.id, id)));
+    // Through a batch: the school's database (docs/scaling.md "Shards"), not the platform's.
+    await new Batch(ctx)
+      .add(
+        db
+          .update(notifications)
+          .set({ dispatchedAt: sql`ifnull(${notifications.dispatchedAt}, ${at})`, fannedOutAt: at, updatedAt: at })
+          .where(Notifications.where(ctx, eq(notifications.id, id))),
+      )
+      .commit();
     log.info("notification not delivered: the school has notifications off", { queue: PUSH_QUEUE, messageId, id });
     return;
   }

@@ -14,6 +14,7 @@
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
@@ -138,12 +139,17 @@ const knownElsewhere = (ctx: SchoolCtx, userId: number) =>
 
 /** Whether the school holds a copy of the person, and whether another school knows them (a live membership or a delegation there). */
 async function standing(ctx: SchoolCtx, userId: number) {
-  const [row] = await ctx.deps.db
-    .select({
-      own: sql<number>`${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}`,
-      shared: sql<number>`(${knownElsewhere(ctx, userId)})`,
-    })
-    .from(sql`(SELECT 1)`);
+  // Through a batch: the school's database (docs/scaling.md "Shards"), where its copy is.
+  const batch = new Batch(ctx);
+  const read = batch.result(
+    ctx.deps.db
+      .select({
+        own: sql<number>`${SchoolPeople.exists(ctx, eq(schoolPeople.userId, userId))}`,
+        shared: sql<number>`(${knownElsewhere(ctx, userId)})`,
+      })
+      .from(sql`(SELECT 1)`),
+  );
+  const [row] = (await batch.commit()).get(read);
   return { own: row?.own === 1, shared: row?.shared === 1 };
 }
 

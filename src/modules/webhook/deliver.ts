@@ -61,10 +61,15 @@ export const deadWebhook: Consumer = async (deps, message) => {
   if (!body) return;
   const ctx = jobCtx(deps, "webhook-delivery", body.schoolId);
   const at = deps.clock.now().toISOString();
-  await deps.db
-    .update(d)
-    .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
-    .where(WebhookDeliveries.where(ctx, eq(d.id, body.deliveryId), eq(d.status, "pending")));
+  // Through a batch: the school's database (docs/scaling.md "Shards"), not the platform's.
+  await new Batch(ctx)
+    .add(
+      deps.db
+        .update(d)
+        .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
+        .where(WebhookDeliveries.where(ctx, eq(d.id, body.deliveryId), eq(d.status, "pending"))),
+    )
+    .commit();
 };
 
 type Outcome = { statusCode: number | null; error: string | null; durationMs: number; ok: boolean };
@@ -151,10 +156,14 @@ export async function attempt(deps: Deps, message: WebhookQueueMessage, messageI
   if (!row) return;
   if (row.claim !== claim) {
     if (row.endpointStatus !== "active") {
-      await deps.db
-        .update(d)
-        .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
-        .where(WebhookDeliveries.where(ctx, eq(d.id, row.id), eq(d.status, "pending")));
+      await new Batch(ctx)
+        .add(
+          deps.db
+            .update(d)
+            .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
+            .where(WebhookDeliveries.where(ctx, eq(d.id, row.id), eq(d.status, "pending"))),
+        )
+        .commit();
       return;
     }
     // Not due yet (an early copy of the message, or an attempt under way elsewhere): come back then.
