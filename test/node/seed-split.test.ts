@@ -26,7 +26,7 @@ function rows(statements: string[], ...columns: string[]) {
         table: part.table,
         text: text.slice(part.start, part.end),
         statementSchool: part.statementSchool,
-        ...cells,
+        cells,
       };
     }),
   );
@@ -50,20 +50,20 @@ describe("the demo seed split by school", () => {
     const platform = rows(split.get("DB") ?? [], "school_id", "id").filter((r) => r.table !== "sqlite_sequence");
     for (const row of shard) {
       if (row.table === "user") continue;
-      if (row.table === "school") expect(row.id ?? String(row.statementSchool), row.text).toBe("2");
-      else expect(row.school_id ?? String(row.statementSchool), row.text).toBe("2");
+      if (row.table === "school") expect(row.cells.id ?? String(row.statementSchool), row.text).toBe("2");
+      else expect(row.cells.school_id ?? String(row.statementSchool), row.text).toBe("2");
     }
     for (const row of platform) {
       if (row.table === "school" || row.table === "school_shard") continue;
-      expect(row.school_id ?? String(row.statementSchool ?? "none"), row.text).not.toBe("2");
+      expect(row.cells.school_id ?? String(row.statementSchool ?? "none"), row.text).not.toBe("2");
     }
     // The anchors: school 2's row in both; each person school 2's memberships name, in both.
     const schools = (list: typeof shard) =>
-      list.filter((r) => r.table === "school").map((r) => r.id ?? String(r.statementSchool));
+      list.filter((r) => r.table === "school").map((r) => r.cells.id ?? String(r.statementSchool));
     expect(schools(shard)).toEqual(["2", "2"]);
     expect(schools(platform)).toEqual(["1", "2", "1", "2"]);
-    const members = new Set(shard.filter((r) => r.table === "role_user").map((r) => r.user_id));
-    const anchors = new Set(shard.filter((r) => r.table === "user").map((r) => r.id));
+    const members = new Set(shard.filter((r) => r.table === "role_user").map((r) => r.cells.user_id));
+    const anchors = new Set(shard.filter((r) => r.table === "user").map((r) => r.cells.id));
     expect(members.size).toBeGreaterThan(10);
     for (const id of members) expect(anchors.has(id), `user ${id}`).toBe(true);
     // Only the people school 2 names: school 1's demo parent (user 4) is not there.
