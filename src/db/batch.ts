@@ -11,6 +11,7 @@
  */
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
+import { commitUsers, type MirrorOptions } from "./anchors";
 import type { Query } from "./query";
 import { type CommitMessages, commit, type Statement } from "./write";
 
@@ -39,7 +40,22 @@ export class Batch {
   /** Whether it writes (a batch of reads alone is not guarded by an If-Match: src/db/write.ts). */
   private writes = false;
 
+  /** The `user` rows this batch writes, copied to the other databases after it (src/db/anchors.ts). */
+  private mirrored?: { ids: number[]; options: MirrorOptions };
+
   constructor(private readonly ctx: Ctx) {}
+
+  /**
+   * This batch writes the `user` rows `ids`: once it commits, they are copied as they stand to
+   * every other database that holds them (src/db/anchors.ts `commitUsers`).
+   */
+  mirrorUsers(ids: readonly number[], options: MirrorOptions = {}): this {
+    this.mirrored = {
+      ids: [...new Set([...(this.mirrored?.ids ?? []), ...ids])],
+      options: { dropCopies: this.mirrored?.options.dropCopies || options.dropCopies },
+    };
+    return this;
+  }
 
   /** Adds statements whose results nobody reads. */
   add(...statements: readonly Statement[]): this {
@@ -70,6 +86,10 @@ export class Batch {
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
     const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
+    if (this.mirrored) {
+      const { ids, options } = this.mirrored;
+      return new Results(await commitUsers(ctx, [first, ...rest], ids, messages, options));
+    }
     return new Results(await commit(ctx, [first, ...rest], messages));
   }
 }

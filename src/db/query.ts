@@ -359,14 +359,24 @@ export class Query<Row> implements SQLWrapper {
 
   private decoding?: Decoding;
 
+  /**
+   * Which database it reads (src/db/shards.ts): a platform table's query (`user`) that joins a
+   * school's table runs on the school's database, where its anchors are (src/db/anchors.ts).
+   */
+  private get home(): Source {
+    const { from, joins } = this.parts;
+    if (from.tenancy !== "none") return from;
+    return joins.find((j) => j.source.tenancy !== undefined && j.source.tenancy !== "none")?.source ?? from;
+  }
+
   /** Every row. */
   async all(): Promise<Row[]> {
-    return rowsOf<Row>(await this.runnable(await databaseOf(this.ctx, this.parts.from)));
+    return rowsOf<Row>(await this.runnable(await databaseOf(this.ctx, this.home)));
   }
 
   /** The first row, or undefined. */
   async first(): Promise<Row | undefined> {
-    return rowsOf<Row>(await this.limit(1).runnable(await databaseOf(this.ctx, this.parts.from)))[0];
+    return rowsOf<Row>(await this.limit(1).runnable(await databaseOf(this.ctx, this.home)))[0];
   }
 }
 

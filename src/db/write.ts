@@ -100,14 +100,28 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   statements: T,
   messages: CommitMessages = {},
 ): Promise<BatchResponse<T>> {
-  const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   // The school's database (src/db/shards.ts), or the platform's: every statement runs there.
-  const db = await databaseOf(ctx);
+  return commitOn(ctx, await databaseOf(ctx), statements, messages, true);
+}
+
+/**
+ * `commit` on the database `db` (the platform's, for the platform step of a write that is also a
+ * school's: src/db/anchors.ts). `guarded`: the request's `If-Match` guards this batch (a school's
+ * own batch, not a platform step).
+ */
+export async function commitOn<T extends readonly [Statement, ...Statement[]]>(
+  ctx: Ctx,
+  db: Db,
+  statements: T,
+  messages: CommitMessages = {},
+  guarded = false,
+): Promise<BatchResponse<T>> {
+  const version = guarded && ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   try {
     if (!version) return await db.batch(statements);
-    const guarded: [Statement, ...T] = [stillAsRead(db, version), ...statements];
+    const withGuard: [Statement, ...T] = [stillAsRead(db, version), ...statements];
     // The results of `statements`, in their order: the guard's own is dropped.
-    const [, ...results] = await db.batch(guarded);
+    const [, ...results] = await db.batch(withGuard);
     version.spent = true;
     return results;
   } catch (err) {

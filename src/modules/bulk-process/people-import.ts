@@ -295,7 +295,7 @@ async function writeBatch(
   const statements: Statement[] = [
     // New people, copies of known ones, the role where not held: a number someone registered
     // meanwhile is left alone.
-    ...addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" }).statements,
+    ...(await addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" })).statements,
     // One audit row per profile that changes, written before the change (it reads the old values).
     p.auditRows(
       ctx,

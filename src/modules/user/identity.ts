@@ -14,6 +14,7 @@
  *   every school's copy (`editOwnIdentity`): from then on every school sees the person's own values.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
@@ -163,6 +164,19 @@ const knownOnlyHere = (ctx: SchoolCtx, userId: number) =>
  * (language, status) with their own audit.
  */
 export async function editPerson(
+  batch: Batch,
+  ctx: SchoolCtx,
+  userId: number,
+  edit: IdentityEdit,
+  where?: SQL,
+  extra: SetValues<typeof users> = {},
+): Promise<void> {
+  batch.add(...(await personStatements(ctx, userId, edit, where, extra)));
+  // The user row, where it changed, copied to every database holding it (src/db/anchors.ts).
+  batch.mirrorUsers([userId], { dropCopies: ctx.isSuperAdmin });
+}
+
+async function personStatements(
   ctx: SchoolCtx,
   userId: number,
   edit: IdentityEdit,
@@ -173,7 +187,7 @@ export async function editPerson(
   if (edit.firstName !== undefined) given.firstName = edit.firstName;
   if (edit.lastName !== undefined) given.lastName = edit.lastName;
   if (edit.email !== undefined) given.email = edit.email;
-  if (ctx.isSuperAdmin) return editOwnIdentity(ctx, userId, { ...given, ...extra }, where);
+  if (ctx.isSuperAdmin) return ownIdentity(ctx, userId, { ...given, ...extra }, where);
   const { own, shared } = Object.keys(given).length ? await standing(ctx, userId) : { own: false, shared: false };
   if (!own && !shared) {
     const who = and(eq(users.id, userId), where, Object.keys(given).length ? knownOnlyHere(ctx, userId) : undefined);
@@ -252,7 +266,13 @@ function copyEdit(ctx: SchoolCtx, userId: number, edit: IdentityEdit, where?: SQ
  * The person's own identity changed (by the person, or the super-admin for them): the user row,
  * and every school's copy removed, so every school sees the person's own values from now on.
  */
-export function editOwnIdentity(ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL): Statement[] {
+export function editOwnIdentity(batch: Batch, ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL) {
+  const identityChanged = IDENTITY_FIELDS.some((k) => set[k] !== undefined);
+  // The row copied to every database holding it, every school's copy of the person removed there too.
+  batch.add(...ownIdentity(ctx, userId, set, where)).mirrorUsers([userId], { dropCopies: identityChanged });
+}
+
+function ownIdentity(ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL): Statement[] {
   const identityChanged = IDENTITY_FIELDS.some((k) => set[k] !== undefined);
   return [
     ...Users.update(ctx, and(eq(users.id, userId), where), set),
