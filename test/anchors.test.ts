@@ -123,7 +123,12 @@ describe("user anchors on a shard", () => {
     expect(await rowsOf(env.DB_SHARD_1, school)).toMatchObject({ parent: 1, school_user: 3 });
 
     // A school on DB is unaffected: a person added there has no anchor in the shard.
-    const north = await addParent(t, NORTH, { phone: newPhone(), firstName: "Norte", lastName: "Plataforma", relationship: "father" });
+    const north = await addParent(t, NORTH, {
+      phone: newPhone(),
+      firstName: "Norte",
+      lastName: "Plataforma",
+      relationship: "father",
+    });
     expect(await userIn(env.DB_SHARD_1, north.userId)).toBeNull();
     expect(await parentNames(t, NORTH, "Plataforma")).toEqual(["Norte Plataforma"]);
     expect(await parentNames(t, NORTH, "Fragmento")).toEqual([]);
@@ -134,7 +139,12 @@ describe("user anchors on a shard", () => {
     const t = makeTestApp();
     const token = await superAdmin(t);
     const school = await schoolOnShard1(t);
-    const parent = await addParent(t, school, { phone: newPhone(), firstName: "Marta", lastName: "Antes", relationship: "mother" });
+    const parent = await addParent(t, school, {
+      phone: newPhone(),
+      firstName: "Marta",
+      lastName: "Antes",
+      relationship: "mother",
+    });
 
     // The person's own edit (no school): DB first, then the anchor.
     const me = await t.token(parent.userId, {});

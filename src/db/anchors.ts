@@ -148,23 +148,21 @@ export async function resolveUsers(
   const at = now(ctx);
   const json = JSON.stringify(create.map((p) => [p.phone, p.firstName, p.lastName, p.email, p.language]));
   const folded = JSON.stringify(create.map((p) => [fold(p.firstName), fold(p.lastName)]));
-  const made = db
-    .insert(users)
-    .select(
-      sql`SELECT ${columnList(users, {
-        createdAt: at,
-        updatedAt: at,
-        phone: sql`j.value->>0`,
-        firstName: sql`j.value->>1`,
-        lastName: sql`j.value->>2`,
-        email: sql`j.value->>3`,
-        language: sql`coalesce(j.value->>4, 'en')`,
-        status: "invited",
-        isSuperAdmin: 0,
-        firstNameSearch: sql`f.value->>0`,
-        lastNameSearch: sql`f.value->>1`,
-      })} FROM json_each(${json}) j JOIN json_each(${folded}) f ON f.key = j.key WHERE true`,
-    );
+  const made = db.insert(users).select(
+    sql`SELECT ${columnList(users, {
+      createdAt: at,
+      updatedAt: at,
+      phone: sql`j.value->>0`,
+      firstName: sql`j.value->>1`,
+      lastName: sql`j.value->>2`,
+      email: sql`j.value->>3`,
+      language: sql`coalesce(j.value->>4, 'en')`,
+      status: "invited",
+      isSuperAdmin: 0,
+      firstNameSearch: sql`f.value->>0`,
+      lastNameSearch: sql`f.value->>1`,
+    })} FROM json_each(${json}) j JOIN json_each(${folded}) f ON f.key = j.key WHERE true`,
+  );
   const insert = taken === "skip" ? made.onConflictDoNothing({ target: users.phone }) : made;
   const [, rows] = await commitOn(ctx, platform, [insert, read], messages);
   const created = new Set(rows.filter((r) => r.made === 1).map((r) => r.id));
