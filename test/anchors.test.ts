@@ -5,10 +5,13 @@
  * anchor of it. The school's lists read the names on its own database, and none of its rows is in
  * `DB`.
  */
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { remember } from "../src/db/shards";
-import { DEMO, makeTestApp, type TestApp } from "./helpers";
+import worker from "../src/index";
+import { verbatim } from "../src/lib/message";
+import { type Cell, xlsxStream } from "../src/lib/xlsx";
+import { DEMO, makeTestApp, recordingBulkQueue, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SHARD = "DB_SHARD_1";
@@ -180,5 +183,121 @@ describe("user anchors on a shard", () => {
     expect(((await listed.json()) as { data: { status: string }[] }).data.map((p) => p.status)).toEqual(["inactive"]);
 
     expect(await rowsOf(env.DB, school)).toEqual({});
+  });
+
+  it("a family import and a people import on a shard: users made in DB, anchored, the lists read on the shard", async () => {
+    const { sent, queue } = recordingBulkQueue();
+    const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: queue } });
+    const token = await superAdmin(t);
+    const school = await schoolOnShard1(t);
+    const xlsx = async (columns: string[], rows: Cell[][]) =>
+      new Uint8Array(
+        await new Response(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows })).arrayBuffer(),
+      );
+    const runImport = async (path: string, bytes: Uint8Array) => {
+      const slug = `${school}/documents/anchors-${++next}.xlsx`;
+      const doc = await t.request("/api/v1/documents", { method: "POST", token, school, body: { name: "File", slug } });
+      expect(doc.status, await doc.clone().text()).toBe(201);
+      await env.DOCUMENTS.put(slug, bytes);
+      const documentId = ((await doc.json()) as { id: number }).id;
+      const res = await t.request(path, { method: "POST", token, school, body: { documentId } });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const message = sent.at(-1);
+      const batch = createMessageBatch("school-bulk", [
+        { id: `anchors-${next}`, body: message, timestamp: new Date(), attempts: 1 },
+      ]);
+      const ctx = createExecutionContext();
+      await (worker as ExportedHandler<Env>).queue?.(batch, env, ctx);
+      expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+      const id = ((await res.json()) as { id: number }).id;
+      const process = await t.request(`/api/v1/bulk-process/${id}`, { token, school });
+      return (await process.json()) as { status: string; errors: unknown[] };
+    };
+
+    // A family: a new parent, and a parent DB knows (a demo school's) whom this shard has no anchor of yet.
+    const dad = newPhone();
+    expect(await userByPhone(env.DB_SHARD_1, DEMO.northTeacher.phone)).toBeNull();
+    const family = await runImport(
+      "/api/v1/family/upload-file",
+      await xlsx(
+        [
+          "Family number",
+          "Family name",
+          "Student id number",
+          "Student first name",
+          "Student last name",
+          "Level",
+          "Birth date",
+          "Parent 1 phone",
+          "Parent 1 first name",
+          "Parent 1 last name",
+          "Parent 1 relationship",
+          "Parent 2 phone",
+          "Parent 2 first name",
+          "Parent 2 last name",
+          "Parent 2 relationship",
+        ],
+        [
+          [
+            "SF-1",
+            "Shard Family",
+            "SS-1",
+            "Sol",
+            "Fragmento",
+            "elementary",
+            null,
+            dad,
+            "Pablo",
+            "Fragmento",
+            "father",
+            DEMO.northTeacher.phone,
+            "Nora",
+            "Fragmento",
+            "mother",
+          ],
+        ],
+      ),
+    );
+    expect(family).toMatchObject({ status: "completed", errors: [] });
+    const made = await userByPhone(env.DB, dad);
+    expect(made).toMatchObject({ first_name: "Pablo", last_name: "Fragmento", status: "invited" });
+    expect(await userByPhone(env.DB_SHARD_1, dad)).toEqual(made);
+    const known = await userByPhone(env.DB, DEMO.northTeacher.phone);
+    expect(await userByPhone(env.DB_SHARD_1, DEMO.northTeacher.phone)).toEqual(known);
+    // The school's lists: its parents (its own copy of the known parent's name), the family, the student's guardians.
+    expect((await parentNames(t, school)).sort()).toEqual(["Nora Fragmento", "Pablo Fragmento"]);
+    const families = await t.request("/api/v1/family", { token, school });
+    const [listed] = ((await families.json()) as { data: { id: number }[] }).data;
+    const one = await t.request(`/api/v1/family/${listed?.id}`, { token, school });
+    expect(one.status).toBe(200);
+    const familyText = await one.text();
+    expect(familyText).toContain("Pablo");
+    expect(familyText).toContain("Nora");
+    const studentsRes = await t.request("/api/v1/student", { token, school });
+    const [student] = ((await studentsRes.json()) as { data: { id: number }[] }).data;
+    const guardians = await t.request(`/api/v1/student/${student?.id}/detail`, { token, school });
+    expect(guardians.status).toBe(200);
+    expect(await guardians.text()).toContain("Pablo");
+
+    // A people import: a new teacher.
+    const teacher = newPhone();
+    const people = await runImport(
+      "/api/v1/teacher/upload-file",
+      await xlsx(
+        ["Phone", "First name", "Last name", "Email", "Language", "Subjects", "Employee number"],
+        [[teacher, "Tere", "Fragmento", null, "es", null, null]],
+      ),
+    );
+    expect(people).toMatchObject({ status: "completed", errors: [] });
+    const tere = await userByPhone(env.DB, teacher);
+    expect(tere).toMatchObject({ first_name: "Tere", last_name: "Fragmento" });
+    expect(await userByPhone(env.DB_SHARD_1, teacher)).toEqual(tere);
+    const staff = await t.request("/api/v1/teacher", { token, school });
+    expect(staff.status).toBe(200);
+    expect(await staff.text()).toContain("Tere");
+
+    expect(await rowsOf(env.DB, school)).toEqual({});
+    // The demo school's own parent is unchanged there.
+    expect(await parentNames(t, NORTH, "Fragmento")).toEqual([]);
   });
 });

@@ -30,7 +30,15 @@ import { schoolPeople } from "./schema/user";
 import { databaseOf, PLATFORM } from "./shards";
 import { getTableColumns, type SQL, sql } from "./sql";
 import type { SetValues } from "./table";
-import { type CommitMessages, columnList, commit, commitOn, inList, type Statement } from "./write";
+import {
+  type CommitMessages,
+  columnList,
+  commit,
+  commitOn,
+  inList,
+  type Statement,
+  startEveryBatchWith,
+} from "./write";
 
 /** The user row as an anchor copies it: every column, in the table's order. */
 export type UserRow = typeof users.$inferSelect;
@@ -40,6 +48,7 @@ const COLUMNS = Object.entries(getTableColumns(users));
 const NAMES = COLUMNS.map(([, c]) => c.name);
 
 /** The select list of every column of `user` (the anchor's fields). */
+// Every column under its key, as `getTableColumns` gives them: the table's own column types.
 export const userRowFields = Object.fromEntries(COLUMNS) as {
   // Every column of `user`, under its key: what `getTableColumns` answers, typed as drizzle types it.
   [K in keyof typeof users._.columns]: (typeof users._.columns)[K];
@@ -47,6 +56,7 @@ export const userRowFields = Object.fromEntries(COLUMNS) as {
 
 /** The rows as one JSON parameter: each an array of the columns' stored values, in order. */
 function rowsJson(rows: readonly UserRow[]): string {
+  // Each key is one of the table's columns, a key of its row.
   return JSON.stringify(rows.map((r) => COLUMNS.map(([key, c]) => c.mapToDriverValue(r[key as keyof UserRow]))));
 }
 
@@ -195,9 +205,10 @@ export async function commitUsers<T extends readonly [Statement, ...Statement[]]
   if (!ctx.deps.shards || ids.length === 0) return commit(ctx, statements, messages);
   const read = ctx.deps.db.select(userRowFields).from(users).where(inList(users.id, ids));
   const results = await commit(ctx, [...statements, read], messages);
+  // The last result is the read added above: the user rows.
   const rows = results[results.length - 1] as UserRow[];
   await mirror(ctx, await databaseOf(ctx), rows, options);
-  // The batch's own results, without the read added here.
+  // The batch's own results, in their order, without the read added here.
   return results.slice(0, -1) as unknown as BatchResponse<T>;
 }
 
@@ -234,3 +245,45 @@ export async function mirrorUsers(ctx: Ctx, ids: readonly number[], options: Mir
   const rows = await from.select(userRowFields).from(users).where(inList(users.id, ids));
   await mirror(ctx, from, rows, options);
 }
+
+/**
+ * The users of `phones` the platform database knows, for a school's read that found people by
+ * phone on its own database: on a shard it sees only the anchors, so those not seen there (`seen`)
+ * are read from the platform (one read); on the platform database, nothing to add.
+ */
+export async function unseenUsers(ctx: SchoolCtx, phones: readonly string[], seen: ReadonlySet<string>) {
+  const unseen = phones.filter((phone) => !seen.has(phone));
+  if (unseen.length === 0 || !(await holdsAnchors(ctx))) return [];
+  return (await resolveUsers(ctx, unseen)).rows;
+}
+
+/** The acting users whose anchor this isolate wrote in each shard (then it starts again). */
+const anchoredActors = new WeakMap<Db, Set<number>>();
+const MAX_ACTORS = 10_000;
+
+/**
+ * The acting user's anchor in a shard, at the first batch this isolate commits there for them:
+ * a school's rows name who acted (`created_by`, a process's user), who may be a member of no school
+ * there (the super-admin). One read of their platform row, once per isolate and shard.
+ */
+startEveryBatchWith(async (ctx, db) => {
+  const none = { first: [], committed: () => {} };
+  const platform = ctx.deps.platform ?? ctx.deps.db;
+  const actor = ctx.userId;
+  if (!ctx.deps.shards || db === platform || actor === null || ctx.schoolId === null) return none;
+  let done = anchoredActors.get(db);
+  if (!done) anchoredActors.set(db, (done = new Set()));
+  if (done.has(actor)) return none;
+  const rows = await platform
+    .select(userRowFields)
+    .from(users)
+    .where(inList(users.id, [actor]));
+  const noted = done;
+  return {
+    first: rows.length ? [anchorUpsert(db, rows)] : [],
+    committed: () => {
+      if (noted.size >= MAX_ACTORS) noted.clear();
+      noted.add(actor);
+    },
+  };
+});

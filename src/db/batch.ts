@@ -13,7 +13,8 @@ import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
 import { commitUsers, type MirrorOptions } from "./anchors";
 import type { Query } from "./query";
-import { type CommitMessages, commit, type Statement } from "./write";
+import { databaseOf } from "./shards";
+import { type CommitMessages, commit, commitOn, type Statement } from "./write";
 
 /** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
 export type ResultOf<S> = S extends RunnableQuery<infer R, "sqlite"> ? R : never;
@@ -85,7 +86,10 @@ export class Batch {
   async commit(messages?: CommitMessages): Promise<Results> {
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
-    const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
+    // A batch of reads alone: on the context's database as it is (nothing put first, no If-Match guard).
+    if (!this.writes)
+      return new Results(await commitOn(this.ctx, await databaseOf(this.ctx), [first, ...rest], messages));
+    const ctx = this.ctx;
     if (this.mirrored) {
       const { ids, options } = this.mirrored;
       return new Results(await commitUsers(ctx, [first, ...rest], ids, messages, options));

@@ -589,3 +589,11 @@ export function query<F extends Fields>(ctx: Ctx, source: Source, fields: F): Qu
 
 /** Every column of a table as fields. */
 export const columnsOf = <T extends SQLiteTable>(table: T): ColumnsOf<T> => getTableColumns(table);
+
+/**
+ * One hand-written read of a school's rows (an import batch's one read over `json_each` rows,
+ * which a `Query` cannot write), on the school's database (src/db/shards.ts).
+ */
+export async function readRow<T>(ctx: Ctx, statement: SQL): Promise<T | undefined> {
+  return (await databaseOf(ctx)).get<T>(statement);
+}

@@ -101,7 +101,28 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   messages: CommitMessages = {},
 ): Promise<BatchResponse<T>> {
   // The school's database (src/db/shards.ts), or the platform's: every statement runs there.
-  return commitOn(ctx, await databaseOf(ctx), statements, messages, true);
+  const db = await databaseOf(ctx);
+  const due = await beforeCommit?.(ctx, db);
+  const [head, ...tail] = due?.first ?? [];
+  if (!head) return commitOn(ctx, db, statements, messages, true);
+  const results = await commitOn(ctx, db, [head, ...tail, ...statements], messages, true);
+  due?.committed();
+  // The results of `statements`, in their order: those of the statements put first are dropped.
+  return results.slice(tail.length + 1) as unknown as BatchResponse<T>;
+}
+
+/**
+ * Statements every batch on a database starts with, when they are due (src/db/anchors.ts: the
+ * acting user's anchor in a shard, the first time this isolate writes there for them), and what to
+ * note once the batch committed.
+ */
+let beforeCommit: ((ctx: Ctx, db: Db) => Promise<{ first: Statement[]; committed: () => void }>) | undefined;
+
+/** Sets what every batch starts with (src/db/anchors.ts, once when it loads). */
+export function startEveryBatchWith(
+  hook: (ctx: Ctx, db: Db) => Promise<{ first: Statement[]; committed: () => void }>,
+): void {
+  beforeCommit = hook;
 }
 
 /**
@@ -184,4 +205,15 @@ export function columnList(table: SQLiteTable, values: Record<string, unknown>):
     Object.keys(getTableColumns(table)).map((key) => (Object.hasOwn(values, key) ? sql`${values[key]}` : sql`NULL`)),
     sql`, `,
   );
+}
+
+/**
+ * Runs `statements` as one batch on the context's database (the school's: src/db/shards.ts), its
+ * errors as the database raised them: an import's batch, whose process records a failure as it is.
+ */
+export async function runBatch<T extends readonly [Statement, ...Statement[]]>(
+  ctx: Ctx,
+  statements: T,
+): Promise<BatchResponse<T>> {
+  return (await databaseOf(ctx)).batch(statements);
 }

@@ -117,7 +117,7 @@ export async function addPeople(
 ) {
   const at = now(ctx);
   const invite: Statement[] = [];
-  const live = people.flatMap((p) => {
+  const live: (Person & { id: number })[] = people.flatMap((p) => {
     const k = known.get(p.phone);
     return k && !k.deleted ? [{ ...p, id: k.id }] : [];
   });
@@ -145,6 +145,12 @@ export async function addPeople(
         );
   // Their anchors in the school's database (none when it is the platform's), before what names them.
   invite.push(...(await userAnchors(ctx, resolved.rows)));
+  // A number the school's read did not find but the platform knows (a shard sees only its
+  // anchors; or registered meanwhile): a known person, who gets the school's copy.
+  for (const row of resolved.rows) {
+    const p = fresh.find((f) => f.phone === row.phone);
+    if (p && !resolved.created.has(row.id) && row.deletedAt === null) live.push({ ...p, id: row.id });
+  }
   const ids = new Map<string, number>([
     ...live.map((p) => [p.phone, p.id] as const),
     ...resolved.rows.map((r) => [r.phone, r.id] as const),
