@@ -271,14 +271,13 @@ startEveryBatchWith(async (ctx, db) => {
   const platform = ctx.deps.platform ?? ctx.deps.db;
   const actor = ctx.userId;
   if (!ctx.deps.shards || db === platform || actor === null || ctx.schoolId === null) return none;
-  let done = anchoredActors.get(db);
-  if (!done) anchoredActors.set(db, (done = new Set()));
-  if (done.has(actor)) return none;
+  const noted = anchoredActors.get(db) ?? new Set<number>();
+  anchoredActors.set(db, noted);
+  if (noted.has(actor)) return none;
   const rows = await platform
     .select(userRowFields)
     .from(users)
     .where(inList(users.id, [actor]));
-  const noted = done;
   return {
     first: rows.length ? [anchorUpsert(db, rows)] : [],
     committed: () => {
