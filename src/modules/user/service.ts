@@ -209,8 +209,10 @@ export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInpu
     const checks: Record<string, SQL<number>> = Object.fromEntries(
       rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]),
     );
+    // Joined to the membership: read on the school's database, where the person's anchor is.
     const row = await Users.select(ctx, { id: users.id, ...checks })
-      .where(eq(users.id, id), isMemberHere(ctx, id))
+      .join(SchoolUsers, eq(schoolUsers.userId, users.id))
+      .where(eq(users.id, id), isNull(schoolUsers.deletedAt))
       .first();
     if (!row) throw notFound(m`User ${id} not found`);
     const failed = rules.findIndex((_, i) => Reflect.get(row, `rule${i}`) !== 1);
