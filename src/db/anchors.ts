@@ -12,7 +12,7 @@
  * - `userAnchors`: the anchor upsert of those rows, for the school's batch (one statement, the rows
  *   as one JSON parameter, `INSERT ... ON CONFLICT(id) DO UPDATE`); none when the school is on the
  *   platform database or the deployment has no shards.
- * - `Batch.mirrorUsers` (src/db/batch.ts) / `commitUsers`: a batch that writes `user` rows, then
+ * - `Batch.mirrorUsers` (src/db/batch.ts): a batch that writes `user` rows, then
  *   those rows as they stand after it copied to every other database (one statement per database,
  *   in parallel; a database without the anchor changes nothing). On a deployment without shards,
  *   nothing more than the batch.
@@ -21,24 +21,16 @@
  * school-side statements read). Never copied: sign-in state (codes, refresh tokens, devices, rate
  * limits), which has its own tables in the platform database.
  */
-import type { BatchResponse } from "drizzle-orm/batch";
 import { type Ctx, now, type SchoolCtx } from "../lib/context";
 import { fold } from "../lib/fold";
 import type { Db } from "./client";
+import { query } from "./query";
 import { users } from "./schema/core";
 import { schoolPeople } from "./schema/user";
 import { databaseOf, PLATFORM } from "./shards";
 import { getTableColumns, type SQL, sql } from "./sql";
 import type { SetValues } from "./table";
-import {
-  type CommitMessages,
-  columnList,
-  commit,
-  commitOn,
-  inList,
-  type Statement,
-  startEveryBatchWith,
-} from "./write";
+import { type CommitMessages, columnList, commitOn, inList, type Statement, startEveryBatchWith } from "./write";
 
 /** The user row as an anchor copies it: every column, in the table's order. */
 export type UserRow = typeof users.$inferSelect;
@@ -48,16 +40,11 @@ const COLUMNS = Object.entries(getTableColumns(users));
 const NAMES = COLUMNS.map(([, c]) => c.name);
 
 /** The select list of every column of `user` (the anchor's fields). */
-// Every column under its key, as `getTableColumns` gives them: the table's own column types.
-export const userRowFields = Object.fromEntries(COLUMNS) as {
-  // Every column of `user`, under its key: what `getTableColumns` answers, typed as drizzle types it.
-  [K in keyof typeof users._.columns]: (typeof users._.columns)[K];
-};
+export const userRowFields = getTableColumns(users);
 
 /** The rows as one JSON parameter: each an array of the columns' stored values, in order. */
 function rowsJson(rows: readonly UserRow[]): string {
-  // Each key is one of the table's columns, a key of its row.
-  return JSON.stringify(rows.map((r) => COLUMNS.map(([key, c]) => c.mapToDriverValue(r[key as keyof UserRow]))));
+  return JSON.stringify(rows.map((r) => COLUMNS.map(([key, c]) => c.mapToDriverValue(Reflect.get(r, key)))));
 }
 
 /** Whether `ctx`'s school is on another database than the platform's: then it holds anchors. */
@@ -190,27 +177,9 @@ export interface MirrorOptions {
   dropCopies?: boolean;
 }
 
-/**
- * Commits `statements` (a batch that writes the `user` rows `ids`, on the database `commit` picks:
- * the school's, or the platform's), then copies those rows as they stand after it to every other
- * database of the deployment (`mirror`). Without shards, the batch alone.
- */
-export async function commitUsers<T extends readonly [Statement, ...Statement[]]>(
-  ctx: Ctx,
-  statements: T,
-  ids: readonly number[],
-  messages?: CommitMessages,
-  options: MirrorOptions = {},
-): Promise<BatchResponse<T>> {
-  if (!ctx.deps.shards || ids.length === 0) return commit(ctx, statements, messages);
-  const read = ctx.deps.db.select(userRowFields).from(users).where(inList(users.id, ids));
-  const results = await commit(ctx, [...statements, read], messages);
-  // The last result is the read added above: the user rows.
-  const rows = results[results.length - 1] as UserRow[];
-  await mirror(ctx, await databaseOf(ctx), rows, options);
-  // The batch's own results, in their order, without the read added here.
-  return results.slice(0, -1) as unknown as BatchResponse<T>;
-}
+/** The user rows `ids` as a read of a batch (`Batch.mirrorUsers` reads them after its writes). */
+export const userRows = (ctx: Ctx, ids: readonly number[]) =>
+  query(ctx, { table: users, tenancy: "none", scope: () => undefined }, userRowFields).where(inList(users.id, ids));
 
 /**
  * The user rows `rows` (as the database `from` holds them after a write) copied to every other
@@ -236,17 +205,6 @@ export async function mirror(ctx: Ctx, from: Db, rows: readonly UserRow[], optio
 }
 
 /**
- * The rows of `ids` from the database `from`, then `mirror`: for a write committed elsewhere (a
- * caller's own batch whose results it reads by slot).
- */
-export async function mirrorUsers(ctx: Ctx, ids: readonly number[], options: MirrorOptions = {}) {
-  if (!ctx.deps.shards || ids.length === 0) return;
-  const from = await databaseOf(ctx);
-  const rows = await from.select(userRowFields).from(users).where(inList(users.id, ids));
-  await mirror(ctx, from, rows, options);
-}
-
-/**
  * The users of `phones` the platform database knows, for a school's read that found people by
  * phone on its own database: on a shard it sees only the anchors, so those not seen there (`seen`)
  * are read from the platform (one read); on the platform database, nothing to add.
@@ -267,22 +225,18 @@ const MAX_ACTORS = 10_000;
  * there (the super-admin). One read of their platform row, once per isolate and shard.
  */
 startEveryBatchWith(async (ctx, db) => {
-  const none = { first: [], committed: () => {} };
   const platform = ctx.deps.platform ?? ctx.deps.db;
   const actor = ctx.userId;
-  if (!ctx.deps.shards || db === platform || actor === null || ctx.schoolId === null) return none;
+  if (!ctx.deps.shards || db === platform || actor === null || ctx.schoolId === null) return;
   const noted = anchoredActors.get(db) ?? new Set<number>();
   anchoredActors.set(db, noted);
-  if (noted.has(actor)) return none;
+  if (noted.has(actor)) return;
   const rows = await platform
     .select(userRowFields)
     .from(users)
     .where(inList(users.id, [actor]));
-  return {
-    first: rows.length ? [anchorUpsert(db, rows)] : [],
-    committed: () => {
-      if (noted.size >= MAX_ACTORS) noted.clear();
-      noted.add(actor);
-    },
-  };
+  // Its own batch, before the school's (once per isolate, shard and actor).
+  if (rows.length) await db.batch([anchorUpsert(db, rows)]);
+  if (noted.size >= MAX_ACTORS) noted.clear();
+  noted.add(actor);
 });

@@ -11,7 +11,7 @@
  */
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
-import { commitUsers, type MirrorOptions } from "./anchors";
+import { type MirrorOptions, mirror, userRows } from "./anchors";
 import type { Query } from "./query";
 import { databaseOf } from "./shards";
 import { type CommitMessages, commit, commitOn, type Statement } from "./write";
@@ -48,7 +48,7 @@ export class Batch {
 
   /**
    * This batch writes the `user` rows `ids`: once it commits, they are copied as they stand to
-   * every other database that holds them (src/db/anchors.ts `commitUsers`).
+   * every other database that holds them (src/db/anchors.ts `mirror`).
    */
   mirrorUsers(ids: readonly number[], options: MirrorOptions = {}): this {
     this.mirrored = {
@@ -82,18 +82,22 @@ export class Batch {
     return this.statements.length;
   }
 
-  /** Runs every statement as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
+  /**
+   * Runs every statement as one batch; constraint errors become 409s, a failed guard `GuardFailed`.
+   * A batch that writes `user` rows (`mirrorUsers`) reads them back at its end, then copies them to
+   * the other databases.
+   */
   async commit(messages?: CommitMessages): Promise<Results> {
+    const mirrored = this.writes && this.ctx.deps.shards ? this.mirrored : undefined;
+    const slot = mirrored ? this.read(userRows(this.ctx, mirrored.ids)) : undefined;
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
-    // A batch of reads alone: on the context's database as it is (nothing put first, no If-Match guard).
-    if (!this.writes)
+    // A batch of reads alone: on the context's database as it is (no If-Match guard, nothing before it).
+    if (!this.writes) {
       return new Results(await commitOn(this.ctx, await databaseOf(this.ctx), [first, ...rest], messages));
-    const ctx = this.ctx;
-    if (this.mirrored) {
-      const { ids, options } = this.mirrored;
-      return new Results(await commitUsers(ctx, [first, ...rest], ids, messages, options));
     }
-    return new Results(await commit(ctx, [first, ...rest], messages));
+    const results = new Results(await commit(this.ctx, [first, ...rest], messages));
+    if (mirrored && slot) await mirror(this.ctx, await databaseOf(this.ctx), results.get(slot), mirrored.options);
+    return results;
   }
 }

@@ -102,26 +102,18 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
 ): Promise<BatchResponse<T>> {
   // The school's database (src/db/shards.ts), or the platform's: every statement runs there.
   const db = await databaseOf(ctx);
-  const due = await beforeCommit?.(ctx, db);
-  const [head, ...tail] = due?.first ?? [];
-  if (!head) return commitOn(ctx, db, statements, messages, true);
-  const results = await commitOn(ctx, db, [head, ...tail, ...statements], messages, true);
-  due?.committed();
-  // The results of `statements`, in their order: those of the statements put first are dropped.
-  return results.slice(tail.length + 1) as unknown as BatchResponse<T>;
+  await beforeCommit?.(ctx, db);
+  return commitOn(ctx, db, statements, messages, true);
 }
 
 /**
- * Statements every batch on a database starts with, when they are due (src/db/anchors.ts: the
- * acting user's anchor in a shard, the first time this isolate writes there for them), and what to
- * note once the batch committed.
+ * What runs before every batch on a database (src/db/anchors.ts: the acting user's anchor in a
+ * shard, the first time this isolate writes there for them).
  */
-let beforeCommit: ((ctx: Ctx, db: Db) => Promise<{ first: Statement[]; committed: () => void }>) | undefined;
+let beforeCommit: ((ctx: Ctx, db: Db) => Promise<void>) | undefined;
 
 /** Sets what every batch starts with (src/db/anchors.ts, once when it loads). */
-export function startEveryBatchWith(
-  hook: (ctx: Ctx, db: Db) => Promise<{ first: Statement[]; committed: () => void }>,
-): void {
+export function startEveryBatchWith(hook: (ctx: Ctx, db: Db) => Promise<void>): void {
   beforeCommit = hook;
 }
 

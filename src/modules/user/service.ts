@@ -5,7 +5,6 @@
  * could race is part of a guarded statement's WHERE, so concurrent requests cannot both pass it.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { commitUsers } from "../../db/anchors";
 import { Batch } from "../../db/batch";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { refreshTokens } from "../../db/schema/auth";
@@ -344,9 +343,8 @@ export async function deleteMyAccount(ctx: Ctx) {
   const mine = eq(roleUsers.userId, id);
   try {
     // The anonymised row copied to every database holding it, the schools' copies removed there too.
-    await commitUsers(
-      ctx,
-      [
+    await new Batch(ctx)
+      .add(
         ...Users.action(ctx, where, {
           action: "delete-account",
           // The personal fields are anonymised: their old values are not kept here either.
@@ -388,11 +386,9 @@ export async function deleteMyAccount(ctx: Ctx) {
         ...takenRoleAudits(ctx, mine),
         ...RoleUsers.deleteEverySchool(ctx, mine),
         ...Delegates.deleteEverySchool(ctx, eq(delegates.userId, id)),
-      ],
-      [id],
-      undefined,
-      { dropCopies: true },
-    );
+      )
+      .mirrorUsers([id], { dropCopies: true })
+      .commit();
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const sole = await db
