@@ -203,7 +203,7 @@ export async function inviteToSchool(ctx: SchoolCtx, phones: readonly string[]):
     if (!resolved.created.has(user.id) && user.deletedAt === null) before.push(...copyOnAdd(ctx, user.id, {}));
     before.push(joinSchool(ctx, user.id));
   }
-  // The ids of the new users are known after the batch only: read them with the claim's own batch.
+  // The members as the school sees them now (its database: the anchors on a shard), to text.
   const [first, ...rest] = before;
   if (first) await commit(ctx, [first, ...rest]);
   const members = await Users.select(ctx, candidateFields)
