@@ -32,6 +32,9 @@
  * - `dataLayerRules` (its own walk): audit payloads, audit helper calls and imports, and
  *   `JSON.parse` in src/modules: none is left (an import's audit rows are `X.auditRows`).
  *
+ * - `userWrites` (its own walk): a write of `user` in a module file that does not mirror it
+ *   (`mirrorUsers(`, src/db/anchors.ts): none is left.
+ *
  * `npm run -s architecture` prints the figures; test/node/architecture.test.ts holds them.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -532,6 +535,37 @@ export function dataLayerRules(): DataLayerReport {
   return { findings, perFile };
 }
 
+/**
+ * The `userWrites` rule (docs/scaling.md "Anchors"): a write of the `user` table in a module
+ * (`Users.update(`, `.update(users)`, ...) is mirrored to every database holding the user's anchor,
+ * so a module file that writes `user` must say so in the same file (`mirrorUsers(`: the batch
+ * that commits it copies the row). People made by phone are the data layer's (`resolveUsers`).
+ * Text-based, per file: cheap, and enough to make the mirror hard to forget.
+ */
+const USER_WRITE =
+  /\bUsers\.(update|updateOne|insert|insertMany|insertFrom|insertRow|delete|deleteOne|updateEverySchool|deleteEverySchool|completed)\(|\.(update|insert|delete)\(users\)/;
+/**
+ * Writes of `user` left unmirrored: the reset (`DELETE /api/v1/reset-data`, the super-admin's) deletes
+ * the platform database's users; the shards' anchors stay (docs/scaling.md "Left").
+ */
+const USER_WRITES_UNMIRRORED = new Set(["src/modules/reset-data/routes.ts"]);
+
+/** The `userWrites` findings of one module file's text (`file` relative to the repository). */
+export function userWriteFindings(file: string, text: string): Finding[] {
+  if (USER_WRITES_UNMIRRORED.has(file) || text.includes("mirrorUsers(")) return [];
+  return text
+    .split("\n")
+    .flatMap((line, i) =>
+      USER_WRITE.test(line) ? [{ file, line: i + 1, text: `a write of user without mirrorUsers: ${line.trim()}` }] : [],
+    );
+}
+
+export function userWrites(): Finding[] {
+  return walk(join(SRC, "modules")).flatMap((file) =>
+    userWriteFindings(relative(ROOT, file).split(sep).join("/"), readFileSync(file, "utf8")),
+  );
+}
+
 const isMain = process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (isMain) {
   const r = analyse();
@@ -555,6 +589,9 @@ if (isMain) {
   const d = dataLayerRules();
   line("audit/parse outside the data layer", d.findings);
   if (verbose) for (const f of d.findings) console.log(`${f.file}:${f.line}  ${f.text}`);
+  const u = userWrites();
+  line("user writes not mirrored", u);
+  if (verbose) for (const f of u) console.log(`${f.file}:${f.line}  ${f.text}`);
   if (verbose) {
     for (const [name, items] of Object.entries(r)) {
       if (!Array.isArray(items) || !items.length) continue;

@@ -5,7 +5,7 @@
  * number; editing the person and the profile; removing the role but never the user; the list's
  * filters, one D1 call per read, people removed from the school left out; the .xlsx export.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
@@ -266,8 +266,23 @@ describe("teachers: creating", () => {
     });
     expect(dup.status).toBe(409);
     expect((await problem(dup)).detail).toBe("Employee number T-DUP is already used in this school");
-    // Nothing of the refused create stays: no user, no role.
-    expect(await t.db.select().from(users).where(eq(users.phone, phone))).toEqual([]);
+    // Nothing of the refused create stays in the school: no membership, no role. The user the
+    // platform step made first stays, a member of no school, and is reused by the next attempt
+    // (docs/scaling.md "Shards", group B).
+    const made = await t.db.select({ id: users.id }).from(users).where(eq(users.phone, phone));
+    expect(made).toHaveLength(1);
+    const [{ n } = { n: -1 }] = await t.db
+      .select({ n: sql<number>`count(*)` })
+      .from(roleUsers)
+      .where(eq(roleUsers.userId, made[0]?.id ?? 0));
+    expect(n).toBe(0);
+    const again = await t.request(PATH, {
+      method: "POST",
+      token,
+      body: { phone, firstName: "Numero", employeeNumber: "T-NEW" },
+    });
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect(((await again.json()) as { userId: number }).userId).toBe(made[0]?.id);
   });
 });
 

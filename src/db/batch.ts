@@ -11,8 +11,10 @@
  */
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Ctx } from "../lib/context";
+import { type MirrorOptions, mirror, userRows } from "./anchors";
 import type { Query } from "./query";
-import { type CommitMessages, commit, type Statement } from "./write";
+import { databaseOf } from "./shards";
+import { type CommitMessages, commit, commitOn, type Statement } from "./write";
 
 /** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
 export type ResultOf<S> = S extends RunnableQuery<infer R, "sqlite"> ? R : never;
@@ -39,6 +41,9 @@ export class Batch {
   /** Whether it writes (a batch of reads alone is not guarded by an If-Match: src/db/write.ts). */
   private writes = false;
 
+  /** The `user` rows this batch writes, copied to the other databases after it (src/db/anchors.ts). */
+  private mirrored?: { ids: number[]; options: MirrorOptions };
+
   /**
    * `source`: the table the batch is about, when it is a platform table (`tenancy: "none"`): the
    * batch then runs on the platform database, whatever school the context is in (a school's
@@ -48,6 +53,18 @@ export class Batch {
     private readonly ctx: Ctx,
     private readonly source?: { readonly tenancy?: string },
   ) {}
+
+  /**
+   * This batch writes the `user` rows `ids`: once it commits, they are copied as they stand to
+   * every other database that holds them (src/db/anchors.ts `mirror`).
+   */
+  mirrorUsers(ids: readonly number[], options: MirrorOptions = {}): this {
+    this.mirrored = {
+      ids: [...new Set([...(this.mirrored?.ids ?? []), ...ids])],
+      options: { dropCopies: this.mirrored?.options.dropCopies || options.dropCopies },
+    };
+    return this;
+  }
 
   /** Adds statements whose results nobody reads. */
   add(...statements: readonly Statement[]): this {
@@ -73,11 +90,22 @@ export class Batch {
     return this.statements.length;
   }
 
-  /** Runs every statement as one batch; constraint errors become 409s, a failed guard `GuardFailed`. */
+  /**
+   * Runs every statement as one batch; constraint errors become 409s, a failed guard `GuardFailed`.
+   * A batch that writes `user` rows (`mirrorUsers`) reads them back at its end, then copies them to
+   * the other databases.
+   */
   async commit(messages?: CommitMessages): Promise<Results> {
+    const mirrored = this.writes && this.ctx.deps.shards ? this.mirrored : undefined;
+    const slot = mirrored ? this.read(userRows(this.ctx, mirrored.ids)) : undefined;
     const [first, ...rest] = this.statements;
     if (!first) return new Results([]);
-    const ctx = this.writes ? this.ctx : { ...this.ctx, unchanged: undefined };
-    return new Results(await commit(ctx, [first, ...rest], messages, this.source, this.writes));
+    // A batch of reads alone runs on the context's database as it is: no If-Match guard, nothing
+    // before it, and served while the school is paused for a move.
+    const results = new Results(await commit(this.ctx, [first, ...rest], messages, this.source, this.writes));
+    if (mirrored && slot) {
+      await mirror(this.ctx, await databaseOf(this.ctx, this.source), results.get(slot), mirrored.options);
+    }
+    return results;
   }
 }

@@ -359,14 +359,24 @@ export class Query<Row> implements SQLWrapper {
 
   private decoding?: Decoding;
 
+  /**
+   * Which database it reads (src/db/shards.ts): a platform table's query (`user`) that joins a
+   * school's table runs on the school's database, where its anchors are (src/db/anchors.ts).
+   */
+  private get home(): Source {
+    const { from, joins } = this.parts;
+    if (from.tenancy !== "none") return from;
+    return joins.find((j) => j.source.tenancy !== undefined && j.source.tenancy !== "none")?.source ?? from;
+  }
+
   /** Every row. */
   async all(): Promise<Row[]> {
-    return rowsOf<Row>(await this.runnable(await databaseOf(this.ctx, this.parts.from)));
+    return rowsOf<Row>(await this.runnable(await databaseOf(this.ctx, this.home)));
   }
 
   /** The first row, or undefined. */
   async first(): Promise<Row | undefined> {
-    return rowsOf<Row>(await this.limit(1).runnable(await databaseOf(this.ctx, this.parts.from)))[0];
+    return rowsOf<Row>(await this.limit(1).runnable(await databaseOf(this.ctx, this.home)))[0];
   }
 }
 
@@ -579,3 +589,11 @@ export function query<F extends Fields>(ctx: Ctx, source: Source, fields: F): Qu
 
 /** Every column of a table as fields. */
 export const columnsOf = <T extends SQLiteTable>(table: T): ColumnsOf<T> => getTableColumns(table);
+
+/**
+ * One hand-written read of a school's rows (an import batch's one read over `json_each` rows,
+ * which a `Query` cannot write), on the school's database (src/db/shards.ts).
+ */
+export async function readRow<T>(ctx: Ctx, statement: SQL): Promise<T | undefined> {
+  return (await databaseOf(ctx)).get<T>(statement);
+}

@@ -103,16 +103,44 @@ export async function commit<T extends readonly [Statement, ...Statement[]]>(
   source?: { readonly tenancy?: string },
   writes = true,
 ): Promise<BatchResponse<T>> {
-  const version = ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   // The school's database (src/db/shards.ts), or the platform's (across schools, or a batch about
   // a platform table): every statement runs there. A batch that writes is refused (503) while the
-  // school is paused for a move: the one place.
+  // school is paused for a move: the one place. A batch of reads alone is not guarded by the
+  // request's If-Match and has nothing before it.
   const db = await databaseOf(ctx, source, writes);
+  if (writes) await beforeCommit?.(ctx, db);
+  return commitOn(ctx, db, statements, messages, writes);
+}
+
+/**
+ * What runs before every batch on a database (src/db/anchors.ts: the acting user's anchor in a
+ * shard, the first time this isolate writes there for them).
+ */
+let beforeCommit: ((ctx: Ctx, db: Db) => Promise<void>) | undefined;
+
+/** Sets what every batch starts with (src/db/anchors.ts, once when it loads). */
+export function startEveryBatchWith(hook: (ctx: Ctx, db: Db) => Promise<void>): void {
+  beforeCommit = hook;
+}
+
+/**
+ * `commit` on the database `db` (the platform's, for the platform step of a write that is also a
+ * school's: src/db/anchors.ts). `guarded`: the request's `If-Match` guards this batch (a school's
+ * own batch, not a platform step).
+ */
+export async function commitOn<T extends readonly [Statement, ...Statement[]]>(
+  ctx: Ctx,
+  db: Db,
+  statements: T,
+  messages: CommitMessages = {},
+  guarded = false,
+): Promise<BatchResponse<T>> {
+  const version = guarded && ctx.unchanged && !ctx.unchanged.spent ? ctx.unchanged : undefined;
   try {
     if (!version) return await db.batch(statements);
-    const guarded: [Statement, ...T] = [stillAsRead(db, version), ...statements];
+    const withGuard: [Statement, ...T] = [stillAsRead(db, version), ...statements];
     // The results of `statements`, in their order: the guard's own is dropped.
-    const [, ...results] = await db.batch(guarded);
+    const [, ...results] = await db.batch(withGuard);
     version.spent = true;
     return results;
   } catch (err) {
@@ -175,4 +203,15 @@ export function columnList(table: SQLiteTable, values: Record<string, unknown>):
     Object.keys(getTableColumns(table)).map((key) => (Object.hasOwn(values, key) ? sql`${values[key]}` : sql`NULL`)),
     sql`, `,
   );
+}
+
+/**
+ * Runs `statements` as one batch on the context's database (the school's: src/db/shards.ts), its
+ * errors as the database raised them: an import's batch, whose process records a failure as it is.
+ */
+export async function runBatch<T extends readonly [Statement, ...Statement[]]>(
+  ctx: Ctx,
+  statements: T,
+): Promise<BatchResponse<T>> {
+  return (await databaseOf(ctx)).batch(statements);
 }

@@ -16,6 +16,8 @@ import {
   OTHER_SCHOOL_FILES,
   ROOT,
   tenantFindings,
+  userWriteFindings,
+  userWrites,
 } from "../../scripts/architecture";
 
 const report = analyse();
@@ -85,6 +87,19 @@ describe("the code's shape", () => {
       "calls an audit helper",
       "an unchecked JSON.parse",
     ]);
+  });
+  it("writes no user row in a module without mirroring it to the anchors", () => {
+    expect(where(userWrites())).toEqual([]);
+    const found = userWriteFindings(
+      "src/modules/x/y.ts",
+      `const a = Users.update(ctx, where, { firstName });
+       const b = ctx.deps.db.update(users).set({ status: "active" });
+       const fine = Users.select(ctx, { id: users.id });`,
+    );
+    expect(found.map((f) => f.line)).toEqual([1, 2]);
+    expect(userWriteFindings("src/modules/x/y.ts", "batch.add(...Users.update(ctx, w, s)).mirrorUsers([id]);")).toEqual(
+      [],
+    );
   });
   it("imports another module only through its face (api.ts)", () => {
     expect(where(report.internalImports)).toEqual([]);

@@ -285,6 +285,8 @@ export async function verifyCode(ctx: Ctx, phone: string, code: string) {
       .where(and(eq(verificationCodes.id, claimed.id), isNull(verificationCodes.consumedAt)))
       .returning({ id: verificationCodes.id }),
   );
+  // A first sign-in activates the user: the row copied to every database holding it.
+  if (user.status === "invited") batch.mirrorUsers([user.id]);
   batch.add(
     db
       .update(users)

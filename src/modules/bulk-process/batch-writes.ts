@@ -4,8 +4,10 @@
  * their role, and the process's progress. Each is one statement over the batch's rows as JSON
  * (`json_each`), never one per row.
  */
+
+import { holdsAnchors, resolveUsers, userAnchors } from "../../db/anchors";
 import { BulkProcesses, bulkProcesses } from "../../db/schema/bulk-process";
-import { RoleUsers, Users, users } from "../../db/schema/core";
+import { RoleUsers, Users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers } from "../../db/schema/user";
 import { eq, sql } from "../../db/sql";
 import type { Changes } from "../../db/table";
@@ -38,25 +40,46 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
      * (their profile and membership follow by trigger). Each written row audited; a row someone
      * else wrote meanwhile is left alone.
      */
-    people: (rows: readonly NewPerson[], grant: string, roleId: number): [Statement, ...Statement[]] => {
-      const fresh = JSON.stringify(
-        rows.map(([phone, first, last, email, language]) => [
+    people: async (
+      rows: readonly NewPerson[],
+      grant: string,
+      roleId: number,
+      known: ReadonlySet<string>,
+    ): Promise<Statement[]> => {
+      // Two steps (docs/scaling.md "Shards", group B): the unknown numbers become users in the
+      // platform database first (one batch answering every number's user), then this batch
+      // anchors them (on a shard) and audits the ones made. `known`: the numbers the batch's read
+      // found (nothing to make for them).
+      const create = rows
+        .filter(([phone]) => !known.has(phone))
+        .map(([phone, first, last, email, language]) => ({
           phone,
-          first,
-          last,
-          email ?? null,
-          language ?? null,
-          fold(first),
-          fold(last),
-        ]),
+          firstName: first,
+          lastName: last,
+          email: email ?? null,
+          language: language ?? "es",
+        }));
+      const resolved =
+        create.length || (await holdsAnchors(ctx))
+          ? await resolveUsers(
+              ctx,
+              rows.map(([phone]) => phone),
+              create,
+            )
+          : { rows: [], created: new Set<number>() };
+      const made = JSON.stringify([...resolved.created]);
+      const fresh = JSON.stringify(
+        rows.map(([phone, first, last, email]) => [phone, first, last, email ?? null, null, fold(first), fold(last)]),
       );
-      const known = sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.deleted_at IS NULL`;
+      const known_ = sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.deleted_at IS NULL
+        AND u.id NOT IN (SELECT value FROM json_each(${made}))`;
       return [
+        ...(await userAnchors(ctx, resolved.rows)),
         SchoolPeople.insertFrom(
           ctx,
           (row) =>
             sql`SELECT ${row({ userId: sql`u.id`, firstName: sql`j.value->>1`, lastName: sql`j.value->>2`, email: sql`j.value->>3`, firstNameSearch: sql`j.value->>5`, lastNameSearch: sql`j.value->>6` })}
-              ${known} AND NOT EXISTS (SELECT 1 FROM ${m.from}
+              ${known_} AND NOT EXISTS (SELECT 1 FROM ${m.from}
                 WHERE ${m.where(ctx, sql`m.user_id = u.id AND m.deleted_at IS NULL`)})`,
           now,
         ).onConflictDoNothing(),
@@ -70,17 +93,10 @@ export function batchWrites(ctx: SchoolCtx, processId: number, now: string) {
           },
           now,
         ),
-        db
-          .insert(users)
-          .select(
-            sql`SELECT NULL, ${now}, ${now}, j.value->>0, j.value->>1, j.value->>2, j.value->>3,
-              COALESCE(j.value->>4, 'es'), 'invited', 0, NULL, j.value->>5, j.value->>6
-            FROM json_each(${fresh}) j WHERE true`,
-          )
-          .onConflictDoNothing({ target: users.phone }),
+        // The users the platform step made, audited in the school's trail.
         u.auditRows(
           ctx,
-          sql`FROM json_each(${fresh}) j CROSS JOIN user u ON u.phone = j.value->>0 WHERE u.created_at = ${now}`,
+          sql`FROM ${u.from} WHERE u.id IN (SELECT value FROM json_each(${made}))`,
           { created: ["phone", "firstName", "lastName", "email", "language", "status"] },
           now,
         ),

@@ -17,13 +17,15 @@
  * the writes are guarded as well (a student or parent in another family is never moved).
  */
 import { z } from "@hono/zod-openapi";
+import { unseenUsers } from "../../db/anchors";
+import { readRow } from "../../db/query";
 import { RoleUsers, Schools, schools } from "../../db/schema/core";
 import { Families, families } from "../../db/schema/family";
 import { Parents, parents } from "../../db/schema/parent";
 import { Guardians, guardians, Students, students } from "../../db/schema/student";
 import { eq, type SQL, sql } from "../../db/sql";
 import type { Change } from "../../db/table";
-import type { Statement } from "../../db/write";
+import { runBatch, type Statement } from "../../db/write";
 import { BUILTIN_ROLES } from "../../lib/access";
 import type { SchoolCtx } from "../../lib/context";
 import { dateOutOfRange, isSchoolDate } from "../../lib/dates";
@@ -314,16 +316,15 @@ async function writeBatch(
   addError: (e: FieldError) => void,
   state: State,
 ): Promise<number> {
-  const { db, clock } = ctx.deps;
   const roleId = BUILTIN_ROLES[FAMILY_ROLE].id;
-  const now = clock.now().toISOString();
+  const now = ctx.deps.clock.now().toISOString();
 
   // One read: the families (with their parents' phones), the people, the students; the limit.
   // Families are matched by their number's fold (whatever its case or accents).
   const numbersJson = JSON.stringify([...new Set(batch.map((r) => fold(r.values[0])))]);
-  const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[7].map((p) => p[0])))]);
+  const phones = [...new Set(batch.flatMap((r) => r.values[7].map((p) => p[0])))];
   const idsJson = JSON.stringify(batch.map((r) => r.values[2]));
-  const answer = await db.get<{ fams: string; people: string; studs: string; lim: number; levels: string }>(sql`
+  const read = sql`
     SELECT
       (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(json_array(f.family_number_search, (SELECT json_group_array(u.phone)
@@ -333,11 +334,12 @@ async function writeBatch(
           SELECT 1 FROM ${ru.from} WHERE ${ru.where(ctx, sql`ru.user_id = u.id AND ru.role_id = ${roleId}`)}),
           (SELECT f.family_number FROM ${p.from} JOIN family f ON f.id = p.family_id
             WHERE ${p.where(ctx, sql`p.user_id = u.id`)})))
-        FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value) AS people,
+        FROM json_each(${JSON.stringify(phones)}) j CROSS JOIN user u ON u.phone = j.value) AS people,
       (SELECT json_group_array(json_array(s.id_number, (SELECT f.family_number FROM family f WHERE f.id = s.family_id)))
         FROM json_each(${idsJson}) j
           ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS studs,
-      ${parentLimit(ctx)} AS lim`);
+      ${parentLimit(ctx)} AS lim`;
+  const answer = await readRow<{ fams: string; people: string; studs: string; lim: number; levels: string }>(ctx, read);
   const limit = answer?.lim ?? DEFAULT_PARENT_LIMIT;
   const levels = readLevels(answer?.levels ?? "[]");
   // The inner array arrives as JSON text or as an array (SQLite keeps the JSON subtype or not).
@@ -348,6 +350,8 @@ async function writeBatch(
   }
   const peopleRead = parseJson(PeopleRead, answer?.people ?? "[]");
   const people = new Map(peopleRead.map(([phone, deleted, hasRole, family]) => [phone, { deleted, hasRole, family }]));
+  for (const u of await unseenUsers(ctx, phones, new Set(people.keys())))
+    people.set(u.phone, { deleted: u.deletedAt === null ? 0 : 1, hasRole: 0, family: null });
   // Students not deleted: a deleted student's id number is free, and a row naming it makes a new student.
   const studs = new Map(parseJson(StudentsRead, answer?.studs ?? "[]").map(([id, family]) => [id, { family }]));
 
@@ -472,7 +476,7 @@ async function writeBatch(
     }),
     f.auditRows(ctx, sql`${fileFamilies} WHERE f.created_at = ${now}`, { created: ["familyNumber", "name"] }, now),
     // Parents: new users, the parent role (the triggers add the membership and the profile).
-    ...invite(everyone, grant, roleId),
+    ...(await invite(everyone, grant, roleId, new Set(people.keys()))),
     // The parent profiles join the family (never moved out of another one), with their relationship.
     p.auditRows(
       ctx,
@@ -487,7 +491,7 @@ async function writeBatch(
       },
       now,
     ),
-    db
+    ctx.deps.db
       .update(parents)
       .set({
         familyId: sql`(SELECT ${familyOf("j.value->>4")} FROM json_each(${parentsJson}) j
@@ -590,6 +594,6 @@ async function writeBatch(
     ),
     progress(ok.length),
   ];
-  await db.batch(statements);
+  await runBatch(ctx, statements);
   return ok.length;
 }

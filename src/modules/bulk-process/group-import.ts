@@ -9,12 +9,13 @@
  * in an earlier row. Each batch is one read and one `batch()` of `json_each` statements.
  */
 import { z } from "@hono/zod-openapi";
+import { readRow } from "../../db/query";
 import { Schools, schools } from "../../db/schema/core";
 import { GroupStudents, Groups, GroupTeachers, groupStudents, groups, groupTeachers } from "../../db/schema/group";
 import { Students } from "../../db/schema/student";
 import { Teachers } from "../../db/schema/teacher";
 import { eq, type SQL, sql } from "../../db/sql";
-import type { Statement } from "../../db/write";
+import { runBatch, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { parseJson } from "../../lib/json";
@@ -166,19 +167,21 @@ async function writeBatch(
   batch: Ready<Values>[],
   addError: (e: FieldError) => void,
 ): Promise<number> {
-  const { db, clock } = ctx.deps;
-  const now = clock.now().toISOString();
+  const now = ctx.deps.clock.now().toISOString();
 
   // One read: the school's levels, which phones are teachers here, which id numbers are students.
   const phonesJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[4]))]);
   const idsJson = JSON.stringify([...new Set(batch.flatMap((r) => r.values[5]))]);
-  const answer = await db.get<{ levels: string; teachers: string; students: string }>(sql`
+  const answer = await readRow<{ levels: string; teachers: string; students: string }>(
+    ctx,
+    sql`
     SELECT
       (${Schools.pick(ctx, schools.levels, eq(schools.id, ctx.schoolId))}) AS levels,
       (SELECT json_group_array(u.phone) FROM json_each(${phonesJson}) j CROSS JOIN user u ON u.phone = j.value
         ${t.joinOn(ctx, sql`t.user_id = u.id`, "CROSS JOIN")}) AS teachers,
       (SELECT json_group_array(s.id_number) FROM json_each(${idsJson}) j
-        ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS students`);
+        ${s.joinOn(ctx, sql`s.id_number = j.value AND s.deleted_at IS NULL`, "CROSS JOIN")}) AS students`,
+  );
   const levels = readLevels(answer?.levels ?? "[]");
   const teachers = new Set(parseJson(Names, answer?.teachers ?? "[]"));
   const students = new Set(parseJson(Names, answer?.students ?? "[]"));
@@ -292,6 +295,6 @@ async function writeBatch(
     ...links("group_student", "student_id", 5, studentJoin),
     progress(ok.length),
   ];
-  await db.batch(statements);
+  await runBatch(ctx, statements);
   return ok.length;
 }

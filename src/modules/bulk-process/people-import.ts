@@ -26,7 +26,7 @@ import { AdministrativeUsers, administrativeUsers } from "../../db/schema/admini
 import { Users, users } from "../../db/schema/core";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { eq, sql } from "../../db/sql";
-import { inList, type Statement } from "../../db/write";
+import { inList, runBatch, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { fold } from "../../lib/fold";
 import { m, zodMessage } from "../../lib/message";
@@ -295,7 +295,7 @@ async function writeBatch(
   const statements: Statement[] = [
     // New people, copies of known ones, the role where not held: a number someone registered
     // meanwhile is left alone.
-    ...addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" }).statements,
+    ...(await addPeople(ctx, people, knownByPhone, { roles: [spec.role], taken: "skip" })).statements,
     // One audit row per profile that changes, written before the change (it reads the old values).
     p.auditRows(
       ctx,
@@ -337,6 +337,6 @@ async function writeBatch(
     progress(ok.length),
   ];
   const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (first) await runBatch(ctx, [first, ...rest]);
   return ok.length;
 }

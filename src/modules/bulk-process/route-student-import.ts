@@ -27,7 +27,7 @@ import {
 } from "../../db/schema/transport";
 import { asc, eq, isNull, sql } from "../../db/sql";
 import { joinTable } from "../../db/table";
-import { inList, type Statement } from "../../db/write";
+import { inList, runBatch, type Statement } from "../../db/write";
 import type { SchoolCtx } from "../../lib/context";
 import { factChanged } from "../../lib/facts";
 import { fold } from "../../lib/fold";
@@ -352,6 +352,6 @@ async function writeBatch(
     ...(again?.statements ?? []),
     progress(ok.length),
   ];
-  await db.batch(statements);
+  await runBatch(ctx, statements);
   return ok.length;
 }

@@ -235,7 +235,7 @@ export async function updateParent(ctx: SchoolCtx, id: number, input: z.infer<ty
   const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, relationship ? { relationship } : {}));
   if (Object.values(personal).some((v) => v !== undefined)) {
     const { userId } = await resource.find(ctx, id);
-    batch.add(...(await personEdit(ctx, userId, personal)));
+    await personEdit(batch, ctx, userId, personal);
   }
   await resource.commit(ctx, id, batch);
 }

@@ -209,7 +209,8 @@ const UpdateBody = nonEmpty(
  */
 export async function updateAdministrator(ctx: SchoolCtx, id: number, input: z.infer<typeof UpdateBody>) {
   const { userId } = await resource.find(ctx, id);
-  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}), ...(await personEdit(ctx, userId, input)));
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, {}));
+  await personEdit(batch, ctx, userId, input);
   await resource.commit(ctx, id, batch);
 }
 

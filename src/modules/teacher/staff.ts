@@ -305,10 +305,8 @@ export async function updateStaff<T extends ProfileTable, Row, Rec>(
   const { userId } = await resource.find(ctx, id);
   // The profile's own fields are the school's record of the role; editing the person (the same
   // user in every school) is acting on them.
-  const batch = new Batch(ctx).add(
-    ...resource.writes.update(ctx, id, profile),
-    ...(await personEdit(ctx, userId, person)),
-  );
+  const batch = new Batch(ctx).add(...resource.writes.update(ctx, id, profile));
+  await personEdit(batch, ctx, userId, person);
   try {
     await batch.commit({
       conflict: m`Employee number ${String(profile.employeeNumber)} is already used in this school`,

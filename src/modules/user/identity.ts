@@ -169,6 +169,19 @@ const knownOnlyHere = (ctx: SchoolCtx, userId: number) =>
  * (language, status) with their own audit.
  */
 export async function editPerson(
+  batch: Batch,
+  ctx: SchoolCtx,
+  userId: number,
+  edit: IdentityEdit,
+  where?: SQL,
+  extra: SetValues<typeof users> = {},
+): Promise<void> {
+  batch.add(...(await personStatements(ctx, userId, edit, where, extra)));
+  // The user row, where it changed, copied to every database holding it (src/db/anchors.ts).
+  batch.mirrorUsers([userId], { dropCopies: ctx.isSuperAdmin });
+}
+
+async function personStatements(
   ctx: SchoolCtx,
   userId: number,
   edit: IdentityEdit,
@@ -179,7 +192,7 @@ export async function editPerson(
   if (edit.firstName !== undefined) given.firstName = edit.firstName;
   if (edit.lastName !== undefined) given.lastName = edit.lastName;
   if (edit.email !== undefined) given.email = edit.email;
-  if (ctx.isSuperAdmin) return editOwnIdentity(ctx, userId, { ...given, ...extra }, where);
+  if (ctx.isSuperAdmin) return ownIdentity(ctx, userId, { ...given, ...extra }, where);
   const { own, shared } = Object.keys(given).length ? await standing(ctx, userId) : { own: false, shared: false };
   if (!own && !shared) {
     const who = and(eq(users.id, userId), where, Object.keys(given).length ? knownOnlyHere(ctx, userId) : undefined);
@@ -258,7 +271,13 @@ function copyEdit(ctx: SchoolCtx, userId: number, edit: IdentityEdit, where?: SQ
  * The person's own identity changed (by the person, or the super-admin for them): the user row,
  * and every school's copy removed, so every school sees the person's own values from now on.
  */
-export function editOwnIdentity(ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL): Statement[] {
+export function editOwnIdentity(batch: Batch, ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL) {
+  const identityChanged = IDENTITY_FIELDS.some((k) => set[k] !== undefined);
+  // The row copied to every database holding it, every school's copy of the person removed there too.
+  batch.add(...ownIdentity(ctx, userId, set, where)).mirrorUsers([userId], { dropCopies: identityChanged });
+}
+
+function ownIdentity(ctx: Ctx, userId: number, set: SetValues<typeof users>, where?: SQL): Statement[] {
   const identityChanged = IDENTITY_FIELDS.some((k) => set[k] !== undefined);
   return [
     ...Users.update(ctx, and(eq(users.id, userId), where), set),

@@ -9,6 +9,8 @@
  * `school_user.invited_at` (with an audit row per person, entity `user-invite`), so two requests
  * racing over the same person text them once; the texts go out after that batch.
  */
+
+import { resolveUsers, userAnchors } from "../../db/anchors";
 import { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
 import { SchoolUsers, schoolUsers } from "../../db/schema/user";
@@ -177,35 +179,31 @@ const candidateFields = {
  */
 export async function inviteToSchool(ctx: SchoolCtx, phones: readonly string[]): Promise<InviteResult> {
   await limit(ctx);
-  const { db } = ctx.deps;
   const unique = [...new Set(phones)];
-  const known = await db
-    .select({ id: users.id, phone: users.phone, language: users.language, status: users.status })
-    .from(users)
-    .where(and(inList(users.phone, unique), isNull(users.deletedAt)));
-  const byPhone = new Map(known.map((u) => [u.phone, u]));
-  const at = ctx.deps.clock.now().toISOString();
-  const before: Statement[] = [];
-  for (const phone of unique) {
-    const user = byPhone.get(phone);
-    const userId = user ? user.id : sql<number>`(SELECT ${users.id} FROM ${users} WHERE ${users.phone} = ${phone})`;
-    if (!user) {
-      const invited = { phone, language: "es", status: "invited" as const, createdAt: at, updatedAt: at };
-      before.push(
-        db.insert(users).values(invited).onConflictDoNothing(),
-        // Audited only when the row was written (changes() is the INSERT's count).
-        ...Users.action(ctx, and(eq(users.phone, phone), sql`changes() = 1`), {
-          action: "create",
-          changes: { phone: { old: null, new: phone }, status: { old: null, new: "invited" } },
-        }),
-      );
-    }
+  // Two steps (docs/scaling.md "Shards", group B): unknown numbers become invited users in the
+  // platform database (one batch, answering every number's user), then the school's batch.
+  const resolved = await resolveUsers(
+    ctx,
+    unique,
+    unique.map((phone) => ({ phone, firstName: "", lastName: "", email: null, language: "es" })),
+  );
+  const created = [...resolved.created];
+  const before: Statement[] = [...(await userAnchors(ctx, resolved.rows))];
+  if (created.length) {
+    before.push(
+      ...Users.action(ctx, inList(users.id, created), {
+        action: "create",
+        changes: { phone: { old: null, new: sql`${users.phone}` }, status: { old: null, new: "invited" } },
+      }),
+    );
+  }
+  for (const user of resolved.rows) {
     // A number another school may know: this school sees no name of theirs (an empty copy) until
     // it names them or the person edits their own profile (./identity.ts).
-    if (user) before.push(...copyOnAdd(ctx, user.id, {}));
-    before.push(joinSchool(ctx, userId));
+    if (!resolved.created.has(user.id) && user.deletedAt === null) before.push(...copyOnAdd(ctx, user.id, {}));
+    before.push(joinSchool(ctx, user.id));
   }
-  // The ids of the new users are known after the batch only: read them with the claim's own batch.
+  // The members as the school sees them now (its database: the anchors on a shard), to text.
   const [first, ...rest] = before;
   if (first) await commit(ctx, [first, ...rest]);
   const members = await Users.select(ctx, candidateFields)

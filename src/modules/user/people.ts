@@ -31,11 +31,8 @@ export const roleUserAudit = { entity: "role-user", table: roleUsers };
 export async function enrol(ctx: SchoolCtx, person: Person, role: BuiltinRole | number): Promise<Added> {
   const known = await knownPeople(ctx, [person.phone]);
   const k = known.get(person.phone);
-  return {
-    userId: idOf(person, known),
-    invited: !k || k.deleted,
-    ...addPeople(ctx, [person], known, { roles: [role] }),
-  };
+  const added = await addPeople(ctx, [person], known, { roles: [role] });
+  return { userId: added.ids.get(person.phone) ?? idOf(person, known), invited: !k || k.deleted, ...added };
 }
 
 /**

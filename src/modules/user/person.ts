@@ -19,6 +19,8 @@
  *   they hold); an import is checked when it starts, so its writes are not checked again.
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { holdsAnchors, resolveUsers, userAnchors } from "../../db/anchors";
+import type { Batch } from "../../db/batch";
 import { RoleUsers, roleUsers, Users, users } from "../../db/schema/core";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import { and, eq, isNull, type SQL, sql } from "../../db/sql";
@@ -101,19 +103,21 @@ export async function knownPeople(ctx: SchoolCtx, phones: readonly string[], rol
 /**
  * The statements adding `people` (known as `known` says) with `options.roles`, for one batch: the
  * copies and new users first, then the roles (`invite` and `roles` apart, for a caller that writes
- * something between them; `statements` both). A deleted account's number counts as unknown: its
- * INSERT meets the unique index (409) unless `taken: "skip"`.
+ * something between them; `statements` both). Two steps (docs/scaling.md "Shards", group B): the
+ * new users are made in the platform database first (`resolveUsers`, one batch answering their
+ * ids), then the school's batch holds their anchors (on a shard) and their audit rows. A deleted
+ * account's number counts as unknown: its INSERT meets the unique index (409) unless `taken: "skip"`.
+ * `ids`: each phone's user id (a new user's too).
  */
-export function addPeople(
+export async function addPeople(
   ctx: SchoolCtx,
   people: readonly Person[],
   known: ReadonlyMap<string, Known>,
   options: AddOptions = {},
 ) {
-  const { db } = ctx.deps;
   const at = now(ctx);
   const invite: Statement[] = [];
-  const live = people.flatMap((p) => {
+  const live: (Person & { id: number })[] = people.flatMap((p) => {
     const k = known.get(p.phone);
     return k && !k.deleted ? [{ ...p, id: k.id }] : [];
   });
@@ -121,6 +125,36 @@ export function addPeople(
     const k = known.get(p.phone);
     return !k || k.deleted;
   });
+  // A new person speaks the school's language unless told otherwise (an import, without a request: es).
+  const language = options.language === undefined ? (currentSchoolLanguage() ?? "es") : options.language;
+  // Nothing to make, and a school on the platform database (its users are there): nothing to resolve.
+  const resolved =
+    !fresh.length && !(await holdsAnchors(ctx))
+      ? { rows: [], created: new Set<number>() }
+      : await resolveUsers(
+          ctx,
+          live.map((p) => p.phone),
+          fresh.map((p) => ({
+            phone: p.phone,
+            firstName: p.firstName ?? "",
+            lastName: p.lastName ?? "",
+            email: p.email ?? null,
+            language: p.language ?? language ?? "en",
+          })),
+          { taken: options.taken === "skip" ? "skip" : "conflict" },
+        );
+  // Their anchors in the school's database (none when it is the platform's), before what names them.
+  invite.push(...(await userAnchors(ctx, resolved.rows)));
+  // A number the school's read did not find but the platform knows (a shard sees only its
+  // anchors; or registered meanwhile): a known person, who gets the school's copy.
+  for (const row of resolved.rows) {
+    const p = fresh.find((f) => f.phone === row.phone);
+    if (p && !resolved.created.has(row.id) && row.deletedAt === null) live.push({ ...p, id: row.id });
+  }
+  const ids = new Map<string, number>([
+    ...live.map((p) => [p.phone, p.id] as const),
+    ...resolved.rows.map((r) => [r.phone, r.id] as const),
+  ]);
 
   if (live.length) {
     // [id, firstName, lastName, email, folded first name, folded last name]
@@ -167,34 +201,25 @@ export function addPeople(
     );
   }
 
-  if (fresh.length) {
-    // A new person speaks the school's language unless told otherwise (an import, without a request: es).
-    const language = options.language === undefined ? (currentSchoolLanguage() ?? "es") : options.language;
-    // [phone, firstName, lastName, email, language, folded first name, folded last name]
-    const rows = JSON.stringify(
-      fresh.map((p) => {
-        const first = p.firstName ?? "";
-        const last = p.lastName ?? "";
-        return [p.phone, first, last, p.email ?? null, p.language ?? language ?? "en", fold(first), fold(last)];
-      }),
-    );
-    const insert = db.insert(users).select(
-      sql`SELECT NULL, ${at}, ${at}, j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, 'invited', 0, NULL,
-          j.value->>5, j.value->>6 FROM json_each(${rows}) j WHERE true`,
-    );
+  const created = resolved.rows.filter((r) => resolved.created.has(r.id)).map((r) => r.id);
+  if (created.length) {
     const languageGiven = !(language === null && fresh.every((p) => p.language === undefined));
+    // The users the platform step made, audited in the school's trail as it always was.
     invite.push(
-      ...Users.insertMany(
+      Users.auditRows(
         ctx,
-        options.taken === "skip" ? insert.onConflictDoNothing({ target: users.phone }) : insert,
-        and(
-          inList(
-            users.phone,
-            fresh.map((p) => p.phone),
-          ),
-          justInserted(users),
-        ),
-        ["phone", "firstName", "lastName", "email", ...(languageGiven ? (["language"] as const) : []), "status"],
+        sql`FROM ${users} WHERE ${inList(users.id, created)}`,
+        {
+          created: [
+            "phone",
+            "firstName",
+            "lastName",
+            "email",
+            ...(languageGiven ? (["language"] as const) : []),
+            "status",
+          ],
+        },
+        at,
       ),
     );
   }
@@ -204,7 +229,7 @@ export function addPeople(
   const phones = JSON.stringify(people.map((p) => p.phone));
   const given = sql`json_each(${phones}) j CROSS JOIN ${users} ON ${users.phone} = j.value`;
   const roles = giveRoles(ctx, isNull(users.deletedAt), options.roles ?? [], options, given);
-  return { invite, roles, statements: [...invite, ...roles] };
+  return { invite, roles, statements: [...invite, ...roles], ids };
 }
 
 /**
@@ -269,7 +294,8 @@ export async function addPerson(ctx: SchoolCtx, person: Person, options: AddOpti
   if (roles.length) await mayAssign(ctx, roles.map(roleIdOf));
   const known = await knownPeople(ctx, [person.phone]);
   const k = known.get(person.phone);
-  return { userId: idOf(person, known), invited: !k || k.deleted, ...addPeople(ctx, [person], known, options) };
+  const added = await addPeople(ctx, [person], known, options);
+  return { userId: added.ids.get(person.phone) ?? idOf(person, known), invited: !k || k.deleted, ...added };
 }
 
 /**
@@ -278,11 +304,12 @@ export async function addPerson(ctx: SchoolCtx, person: Person, options: AddOpti
  * statements for the caller's batch. None when the body sends no person field.
  */
 export async function personEdit(
+  batch: Batch,
   ctx: SchoolCtx,
   userId: number,
   person: { firstName?: string; lastName?: string; email?: string | null },
-): Promise<Statement[]> {
-  if (!Object.values(person).some((v) => v !== undefined)) return [];
+): Promise<void> {
+  if (!Object.values(person).some((v) => v !== undefined)) return;
   await mayActOn(ctx, [userId]);
-  return editPerson(ctx, userId, person);
+  await editPerson(batch, ctx, userId, person);
 }

@@ -191,7 +191,8 @@ export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInpu
     );
   }
   const where = and(isMemberHere(ctx, id), ...rules.map((r) => r.when));
-  const batch = new Batch(ctx).add(...(await editPerson(ctx, id, person, where, extra)));
+  const batch = new Batch(ctx);
+  await editPerson(batch, ctx, id, person, where, extra);
   if (status === "inactive") {
     batch.add(
       db
@@ -207,8 +208,10 @@ export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInpu
     const checks: Record<string, SQL<number>> = Object.fromEntries(
       rules.map((r, i) => [`rule${i}`, sql<number>`CASE WHEN ${r.when} THEN 1 ELSE 0 END`]),
     );
+    // Joined to the membership: read on the school's database, where the person's anchor is.
     const row = await Users.select(ctx, { id: users.id, ...checks })
-      .where(eq(users.id, id), isMemberHere(ctx, id))
+      .join(SchoolUsers, eq(schoolUsers.userId, users.id))
+      .where(eq(users.id, id), isNull(schoolUsers.deletedAt))
       .first();
     if (!row) throw notFound(m`User ${id} not found`);
     const failed = rules.findIndex((_, i) => Reflect.get(row, `rule${i}`) !== 1);
@@ -228,7 +231,9 @@ export async function updateMyself(
   const id = ctx.userId ?? 0;
   const set = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   try {
-    await new Batch(ctx).add(...editOwnIdentity(ctx, id, set, isNull(users.deletedAt))).commit();
+    const batch = new Batch(ctx);
+    editOwnIdentity(batch, ctx, id, set, isNull(users.deletedAt));
+    await batch.commit();
   } catch (err) {
     if (err instanceof GuardFailed) throw notFound(m`User ${id} not found`);
     throw err;
@@ -337,49 +342,53 @@ export async function deleteMyAccount(ctx: Ctx) {
   const where = and(eq(users.id, id), isNull(users.deletedAt), sql`NOT ${soleAdmin}`);
   const mine = eq(roleUsers.userId, id);
   try {
-    await commit(ctx, [
-      ...Users.action(ctx, where, {
-        action: "delete-account",
-        // The personal fields are anonymised: their old values are not kept here either.
-        changes: {
-          phone: { old: REDACTED, new: PLACEHOLDER(id) },
-          firstName: { old: REDACTED, new: "" },
-          lastName: { old: REDACTED, new: "" },
-          email: { old: REDACTED, new: null },
-          status: { old: users.status, new: "inactive" },
-        },
-      }),
-      db
-        .update(users)
-        .set(
-          withSearch(users, {
-            phone: PLACEHOLDER(id),
-            firstName: "",
-            lastName: "",
-            email: null,
-            status: "inactive" as const,
-            isSuperAdmin: false,
-            deletedAt: at,
-            updatedAt: at,
-          }),
-        )
-        .where(where),
-      guard(db),
-      db
-        .update(refreshTokens)
-        .set({ revokedAt: at })
-        .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
-      db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
-      // The schools' copies of the person's name and email are personal data too.
-      db.delete(schoolPeople).where(eq(schoolPeople.userId, id)),
-      db
-        .update(schoolUsers)
-        .set({ deletedAt: at, updatedAt: at })
-        .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
-      ...takenRoleAudits(ctx, mine),
-      ...RoleUsers.deleteEverySchool(ctx, mine),
-      ...Delegates.deleteEverySchool(ctx, eq(delegates.userId, id)),
-    ]);
+    // The anonymised row copied to every database holding it, the schools' copies removed there too.
+    await new Batch(ctx)
+      .add(
+        ...Users.action(ctx, where, {
+          action: "delete-account",
+          // The personal fields are anonymised: their old values are not kept here either.
+          changes: {
+            phone: { old: REDACTED, new: PLACEHOLDER(id) },
+            firstName: { old: REDACTED, new: "" },
+            lastName: { old: REDACTED, new: "" },
+            email: { old: REDACTED, new: null },
+            status: { old: users.status, new: "inactive" },
+          },
+        }),
+        db
+          .update(users)
+          .set(
+            withSearch(users, {
+              phone: PLACEHOLDER(id),
+              firstName: "",
+              lastName: "",
+              email: null,
+              status: "inactive" as const,
+              isSuperAdmin: false,
+              deletedAt: at,
+              updatedAt: at,
+            }),
+          )
+          .where(where),
+        guard(db),
+        db
+          .update(refreshTokens)
+          .set({ revokedAt: at })
+          .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt))),
+        db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
+        // The schools' copies of the person's name and email are personal data too.
+        db.delete(schoolPeople).where(eq(schoolPeople.userId, id)),
+        db
+          .update(schoolUsers)
+          .set({ deletedAt: at, updatedAt: at })
+          .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
+        ...takenRoleAudits(ctx, mine),
+        ...RoleUsers.deleteEverySchool(ctx, mine),
+        ...Delegates.deleteEverySchool(ctx, eq(delegates.userId, id)),
+      )
+      .mirrorUsers([id], { dropCopies: true })
+      .commit();
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
     const sole = await db
