@@ -199,9 +199,11 @@ export function makeTestApp(
    * `DB_SHARD_1`. A test reads and writes a school's rows there; `db` is the platform's (and school
    * 1's): a user row, a sign-in code, the shard map.
    */
+  // The test's own handles (as `db`): not the app's, which a test may wrap to count or fail.
+  const own: Record<string, Db> = { DB: db, DB_SHARD_1: d1(env.DB_SHARD_1) };
   async function schoolDb(school: number): Promise<Db> {
     const name = await shardOf(deps, school);
-    const found = deps.shards?.[name];
+    const found = own[name] ?? deps.shards?.[name];
     if (!found) throw new Error(`school ${school} is on ${name}, a database this test app has no handle for`);
     return found;
   }
@@ -213,7 +215,7 @@ export function makeTestApp(
    */
   async function anchorUsers(school: number, ...ids: number[]) {
     const target = await schoolDb(school);
-    if (target === deps.db || ids.length === 0) return;
+    if (target === db || ids.length === 0) return;
     const rows = await db.select().from(users).where(inArray(users.id, ids));
     const columns = Object.entries(getTableColumns(users)).filter(([key]) => key !== "id");
     const set = Object.fromEntries(columns.map(([key, c]) => [key, sql.raw(`excluded."${c.name}"`)]));
