@@ -135,7 +135,10 @@ export function libsqlShards(env: Record<string, unknown>): { databases: LibsqlD
     if (n > MAX_SHARD) issues.push({ setting: key, message: `shard numbers go from 1 to ${MAX_SHARD}` });
     else numbers.add(n);
   }
-  const text = (key: string) => (typeof env[key] === "string" && env[key] !== "" ? (env[key] as string) : undefined);
+  const text = (key: string) => {
+    const value = env[key];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
   const databases: LibsqlDatabase[] = [];
   for (const n of [...numbers].sort((a, b) => a - b)) {
     const urlKey = `LIBSQL_SHARD_${n}_URL`;
@@ -365,7 +368,8 @@ export function loadConfig(env: object): Config {
       ? []
       : parsed.error.issues.map((i) => ({ setting: i.path.join("."), message: i.message }));
     // The Worker's env is an object of vars and secrets by name (its interface has no index signature).
-    const issues = [...own, ...crossChecks(env as Record<string, unknown>, new Set(own.map((i) => i.setting)))];
+    const raw = env as Record<string, unknown>;
+    const issues = [...own, ...crossChecks(raw, new Set(own.map((i) => i.setting)))];
     if (!parsed.success || issues.length > 0) {
       const fields = issues
         .sort((a, b) => (a.setting < b.setting ? -1 : a.setting > b.setting ? 1 : 0))
@@ -375,7 +379,7 @@ export function loadConfig(env: object): Config {
         ...new Set(issues.map((i) => i.setting)),
       ]);
     }
-    config = toConfig(parsed.data, env as Record<string, unknown>);
+    config = toConfig(parsed.data, raw);
     cache.set(env, config);
   }
   return config;

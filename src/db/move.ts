@@ -151,15 +151,16 @@ async function batchWithoutTriggers(db: Db, schema: Schema, tables: Iterable<str
   if (all.length === 0) return;
   // The D1 binding's own batch (drizzle's cannot batch hand-written SQL with parameters): the
   // handle's, so it runs in the unit of work's session and counts its round trip.
-  const client = (db as unknown as { $client: D1Database }).$client;
-  await client.batch(all.map((s) => client.prepare(s.text).bind(...(s.params ?? []))));
+  const client = (db as unknown as { $client: D1Database }).$client; // the handle drizzle wraps (its type hides it)
+  await client.batch(all.map((s) => client.prepare(s.text).bind(...(s.json === undefined ? [] : [s.json]))));
 }
 
 /** Reads as one batch (one round trip, a statement per table rather than one compound SELECT): each one's rows. */
 async function readAll<Row>(db: Db, texts: string[]): Promise<Row[][]> {
   const [first, ...rest] = texts.map((text) => db.all<Row>(raw(text)));
   if (!first) return [];
-  return (await db.batch([first, ...rest])) as Row[][]; // each statement is an `all` of `Row`s
+  const [rows, ...others] = await db.batch([first, ...rest]);
+  return [rows, ...others];
 }
 
 /** The school's rows per table in `db` (one round trip). */
@@ -201,14 +202,14 @@ function insertRows(table: string, columns: string[], rows: unknown[][], upsert:
   // `WHERE true`: SQLite's upsert after an INSERT ... SELECT needs it to parse the ON CONFLICT.
   return {
     text: `INSERT INTO ${q(table)} (${list}) SELECT ${values} FROM json_each(?) j WHERE true${onConflict}`,
-    params: [JSON.stringify(rows)],
+    json: JSON.stringify(rows),
   };
 }
 
-/** A statement of hand-written SQL and its parameters. */
+/** A statement of hand-written SQL and its one parameter, the rows as JSON (`json_each(?)`). */
 interface Pending {
   text: string;
-  params?: unknown[];
+  json?: string;
 }
 
 /** Sends statements to `db` in batches (each one transaction, in order), triggers suspended for a school's rows. */
