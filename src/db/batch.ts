@@ -14,7 +14,7 @@ import type { Ctx } from "../lib/context";
 import { type MirrorOptions, mirror, userRows } from "./anchors";
 import type { Query } from "./query";
 import { databaseOf } from "./shards";
-import { type CommitMessages, commit, commitOn, type Statement } from "./write";
+import { type CommitMessages, commit, type Statement } from "./write";
 
 /** What a statement answers in a batch: a query its rows, a write its `returning` rows or run result. */
 export type ResultOf<S> = S extends RunnableQuery<infer R, "sqlite"> ? R : never;
