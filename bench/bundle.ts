@@ -74,7 +74,9 @@ export const BUDGETS = {
    * (school events' writes in the verb's batch, the final list's rule in SQL: +1.3 KiB on its branch)
    * and the school's board kept per isolate (+1.2 KiB on its branch); 576 KiB with the shard map, the
    * data layer's choice of database and health per database (574.6 KiB measured at the merge, 2026-12-07;
-   * the libSQL entry 595.3 KiB, 4.7 KiB under the 600 KiB line). Size is the proxy; what the platform limits is start-up,
+   * the libSQL entry 595.3 KiB, 4.7 KiB under the 600 KiB line); 583.9 / 604.6 KiB with the user and
+   * school anchors, libSQL shards and moving a school (+9.3 KiB), then 573.5 / 594.1 KiB with pdf-lib's
+   * forms left out (src/lib/pdf-lib/no-form.ts, -10.4 KiB; 2026-12-07). Size is the proxy; what the platform limits is start-up,
    * measured below. At ~0.6-0.75 KiB gzip per operation the operations still to come pass the
    * ceiling: their route definitions will have to load with their modules, not with the Worker.
    */

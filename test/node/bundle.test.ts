@@ -79,13 +79,18 @@ describe("the default (D1) Worker bundle", () => {
     expect(fromPackage(d1Bundle, "zod").filter((i) => i.includes("from-json-schema"))).toEqual([]);
   });
 
-  it("carries pdf-lib without its standard fonts, PNG decoder or pako, and of fontkit its TrueType format and Arabic shaper", () => {
+  it("carries pdf-lib without its standard fonts, PNG decoder, pako or forms, and of fontkit its TrueType format and Arabic shaper", () => {
     expect(fromPackage(d1Bundle, "pdf-lib").length).toBeGreaterThan(0);
+    expect(fromPackage(d1Bundle, "pdf-lib").filter((i) => i.includes("/api/form/"))).toEqual([]);
     for (const left of ["@pdf-lib/standard-fonts", "@pdf-lib/upng", "pako", "@pdf-lib/fontkit", "brotli"]) {
       expect(fromPackage(d1Bundle, left), left).toEqual([]);
     }
     expect(d1Bundle.inputs).toEqual(
-      expect.arrayContaining(["src/lib/pdf-lib/standard-fonts.ts", "src/lib/pdf-lib/pako.ts"]),
+      expect.arrayContaining([
+        "src/lib/pdf-lib/standard-fonts.ts",
+        "src/lib/pdf-lib/pako.ts",
+        "src/lib/pdf-lib/no-form.ts",
+      ]),
     );
     const fontkit = fromPackage(d1Bundle, "fontkit").map((i) => i.replace(/.*\/fontkit\/dist\/[a-z]+\//, ""));
     expect(fontkit.filter((i) => i.startsWith("formats/") || i.startsWith("shapers/")).sort()).toEqual([
