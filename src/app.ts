@@ -282,11 +282,9 @@ export function createApp(options: AppOptions) {
       baseUrl: `${DOCS_ASSETS}/${swaggerUiVersion}`,
       validatorUrl: "none",
       // A filter box over the tags (300 operations), and a link per operation (`#/Tag/operationId`)
-      // that opens it. The tags start closed: a page of every operation's summary took Swagger UI
-      // tens of seconds to render, and as long again at each click (it renders what is open).
+      // that opens it.
       filter: true,
       deepLinking: true,
-      docExpansion: "none",
     }),
   );
 
