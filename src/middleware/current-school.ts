@@ -11,6 +11,7 @@
  */
 import type { Context } from "hono";
 import { schools } from "../db/schema/core";
+import { databaseNamed, shardOf } from "../db/shards";
 import { eq } from "../db/sql";
 import type { AppEnv } from "../lib/context";
 import { ApiError, notFound, say } from "../lib/errors";
@@ -56,12 +57,15 @@ export async function currentSchool(
     }
     const schoolId = Number(header);
     if (Object.hasOwn(memberships, header)) return fromToken(schoolId);
-    const [school] = await c
-      .get("deps")
-      .db.select({
+    // On the school's own database (its `school` row is kept there too, docs/scaling.md "Anchors"):
+    // its module states are there, and one statement reads one database.
+    const deps = c.get("deps");
+    const db = databaseNamed(deps, await shardOf(deps, schoolId));
+    const [school] = await db
+      .select({
         id: schools.id,
         language: schools.language,
-        disabled: disabledModuleIds(c.get("deps").db, schoolId),
+        disabled: disabledModuleIds(db, schoolId),
       })
       .from(schools)
       .where(eq(schools.id, schoolId))
