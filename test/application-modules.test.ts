@@ -66,13 +66,18 @@ async function stateRow(school: number, moduleId: number) {
   return row;
 }
 
-const lastAuditId = async () => {
-  const [row] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+/** The last audit id in `school`'s database (a school's audit rows are in its database). */
+const lastAuditId = async (school = NORTH) => {
+  const [row] = await (await t.schoolDb(school))
+    .select({ id: auditLog.id })
+    .from(auditLog)
+    .orderBy(desc(auditLog.id))
+    .limit(1);
   return row?.id ?? 0;
 };
 
-const auditSince = (since: number, entity: string) =>
-  t.db
+const auditSince = async (since: number, entity: string, school = NORTH) =>
+  (await t.schoolDb(school))
     .select()
     .from(auditLog)
     .where(and(gt(auditLog.id, since), eq(auditLog.entity, entity)))
@@ -402,7 +407,7 @@ describe("initialising a school's modules", () => {
   it("creates an enabled state for each module the school lacks, once; existing states stay", async () => {
     const first = await newModule();
     const second = await newModule();
-    const since = await lastAuditId();
+    const since = await lastAuditId(SOUTH);
     const res = await initialise(SOUTH);
     await expectStatus(res, 200);
     const body = await readJson<{ schoolId: number; created: string[] }>(res);
@@ -412,14 +417,14 @@ describe("initialising a school's modules", () => {
     expect(await stateRow(SOUTH, first.id)).toMatchObject({ enabled: true, updatedBy: null });
     expect(await status(SOUTH, "transport")).toMatchObject({ enabled: false }); // the demo's state stays
 
-    const audit = await auditSince(since, "school");
+    const audit = await auditSince(since, "school", SOUTH);
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ recordId: SOUTH, schoolId: SOUTH, action: "initialize-modules", actorId: 1 });
     expect(JSON.parse(audit[0]?.changes ?? "")).toEqual({ modules: { old: null, new: body.created } });
 
     const again = await initialise(SOUTH);
     expect(await readJson(again)).toEqual({ schoolId: SOUTH, created: [] });
-    expect(await auditSince(since, "school")).toHaveLength(1);
+    expect(await auditSince(since, "school", SOUTH)).toHaveLength(1);
   });
 
   it("is for the current school: another school's id is a 404", async () => {
