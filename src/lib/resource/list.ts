@@ -195,6 +195,8 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
 
     return {
       ...serve(route, run),
+      // Its own type (not `ApiRoute`): a verb that wraps `run` serves the same route.
+      route,
       run,
       filters,
       sort: spec.sort,
