@@ -7,6 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { idRangeStatements } from "../src/db/shards";
 import { migrationStatements } from "../src/db/sql-script";
 import { type Doc, derivedFixture } from "./fixtures";
 import { DEMO, makeTestApp } from "./helpers";
@@ -24,8 +25,18 @@ let parent: string;
 
 beforeAll(async () => {
   if (!migration) throw new Error("test/recipe/migration.sql not found");
-  // The recipe's migration, as wrangler applies one: the table, then its permission rows.
-  await env.DB.batch(migrationStatements(migration).map((s) => env.DB.prepare(s)));
+  // The recipe's migration, as `npm run db:migrate` applies one: to every database (the platform's
+  // and each shard, docs/scaling.md "Shards"), the table, then its permission rows; on a shard its
+  // new table's ids start in the shard's range (src/db/shards.ts `idRangeStatements`).
+  const every: [string, D1Database][] = [
+    ["DB", env.DB],
+    ["DB_SHARD_1", env.DB_SHARD_1],
+  ];
+  await Promise.all(
+    every.map(([binding, db]) =>
+      db.batch([...migrationStatements(migration), ...idRangeStatements(binding)].map((s) => db.prepare(s))),
+    ),
+  );
   // Signed in through the real flow: the tokens carry what the derived rows grant each role.
   admin = (await t.signIn(DEMO.northAdmin.phone)).accessToken;
   southAdmin = (await t.signIn(DEMO.southAdmin.phone)).accessToken;
