@@ -524,7 +524,7 @@ describe("role memberships", () => {
       (await req(`/api/v1/user/${last.userId}/roles`, { method: "POST", token, school: SOUTH, body: { roleIds: [3] } }))
         .status,
     ).toBe(422);
-    expect(await t.db.select().from(roleUsers).where(eq(roleUsers.id, last.id))).toHaveLength(1);
+    expect(await (await t.schoolDb(SOUTH)).select().from(roleUsers).where(eq(roleUsers.id, last.id))).toHaveLength(1);
   });
 });
 
