@@ -355,7 +355,17 @@ describe("teachers: editing and removing", () => {
     expect((await t.request(`${PATH}/${created.id}`, { token })).status).toBe(404);
     expect((await t.request(`${PATH}/${created.id}`, { method: "DELETE", token })).status).toBe(404);
     expect(await t.db.select().from(users).where(eq(users.id, created.userId))).toHaveLength(1);
-    const roles = await t.db.select().from(roleUsers).where(eq(roleUsers.userId, created.userId));
+    // Each school's memberships where that school's rows are (school 2's in its shard).
+    const roles = [];
+    for (const school of [NORTH, SOUTH]) {
+      const db = await t.schoolDb(school);
+      roles.push(
+        ...(await db
+          .select()
+          .from(roleUsers)
+          .where(and(eq(roleUsers.userId, created.userId), eq(roleUsers.schoolId, school)))),
+      );
+    }
     expect(roles.map((r) => [r.schoolId, r.roleId])).toEqual([[SOUTH, 4]]);
     // Still one of the school's people (the membership stays), and a teacher again on request.
     const again = await add(t, { userId: created.userId }, token);
