@@ -175,10 +175,26 @@ describe("remove", () => {
       "teacher:delete",
       "user:remove",
     ]);
-    const memberships = await t.db.select().from(schoolUsers).where(eq(schoolUsers.userId, shared.id));
+    // Each school's rows where that school's are (school 2's in its shard).
+    const memberships = [];
+    const roles = [];
+    for (const school of [NORTH, SOUTH]) {
+      const db = await t.schoolDb(school);
+      memberships.push(
+        ...(await db
+          .select()
+          .from(schoolUsers)
+          .where(and(eq(schoolUsers.userId, shared.id), eq(schoolUsers.schoolId, school)))),
+      );
+      roles.push(
+        ...(await db
+          .select()
+          .from(roleUsers)
+          .where(and(eq(roleUsers.userId, shared.id), eq(roleUsers.schoolId, school)))),
+      );
+    }
     expect(memberships.find((m) => m.schoolId === NORTH)?.deletedAt).not.toBeNull();
     expect(memberships.find((m) => m.schoolId === SOUTH)?.deletedAt).toBeNull();
-    const roles = await t.db.select().from(roleUsers).where(eq(roleUsers.userId, shared.id));
     expect(roles.map((r) => r.schoolId)).toEqual([SOUTH]);
     expect((await t.request(`/api/v1/user/${shared.id}`, { token, school: NORTH })).status).toBe(404);
 

@@ -18,6 +18,7 @@ import { Batch } from "../../db/batch";
 import { Users, users } from "../../db/schema/core";
 import { Delegates, delegates } from "../../db/schema/delegate";
 import { SchoolPeople, SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
+import { databaseOf, perDatabase } from "../../db/shards";
 import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "../../db/sql";
 import type { SetValues } from "../../db/table";
 import { guard, type Statement } from "../../db/write";
@@ -137,6 +138,35 @@ const delegateElsewhere = (ctx: SchoolCtx, userId: number) =>
 const knownElsewhere = (ctx: SchoolCtx, userId: number) =>
   sql`${memberElsewhere(ctx, userId)} OR ${delegateElsewhere(ctx, userId)}`;
 
+/**
+ * Whether a school on another database than the current school's knows the person (`member`: a
+ * live membership there; `delegate`: a delegation there): one read per such database, in parallel
+ * (docs/scaling.md "Shards", group F). Every school there is another school. Nothing on a
+ * deployment of one database. A read before the school's batch: no guard spans two databases.
+ */
+export async function knownOnOtherDatabases(ctx: SchoolCtx, userId: number) {
+  const own = await databaseOf(ctx);
+  const parts = await Promise.all(
+    perDatabase(ctx)
+      .filter((on) => on.deps.db !== own)
+      .map(async (on) => {
+        const { db } = on.deps;
+        const batch = new Batch(on);
+        const read = batch.result(
+          db
+            .select({
+              member: sql<number>`EXISTS (SELECT 1 FROM ${schoolUsers} WHERE ${eq(schoolUsers.userId, userId)} AND ${isNull(schoolUsers.deletedAt)})`,
+              delegate: sql<number>`EXISTS (SELECT 1 FROM ${delegates} WHERE ${eq(delegates.userId, userId)})`,
+            })
+            .from(sql`(SELECT 1)`),
+        );
+        const [row] = (await batch.commit()).get(read);
+        return { member: row?.member === 1, delegate: row?.delegate === 1 };
+      }),
+  );
+  return { member: parts.some((p) => p.member), delegate: parts.some((p) => p.delegate) };
+}
+
 /** Whether the school holds a copy of the person, and whether another school knows them (a live membership or a delegation there). */
 async function standing(ctx: SchoolCtx, userId: number) {
   // Through a batch: the school's database (docs/scaling.md "Shards"), where its copy is.
@@ -149,8 +179,10 @@ async function standing(ctx: SchoolCtx, userId: number) {
       })
       .from(sql`(SELECT 1)`),
   );
-  const [row] = (await batch.commit()).get(read);
-  return { own: row?.own === 1, shared: row?.shared === 1 };
+  // Schools on the other databases: one read each, beside this one.
+  const [results, elsewhere] = await Promise.all([batch.commit(), knownOnOtherDatabases(ctx, userId)]);
+  const [row] = results.get(read);
+  return { own: row?.own === 1, shared: row?.shared === 1 || elsewhere.member || elsewhere.delegate };
 }
 
 /** The same "known elsewhere" as `standing`, as a condition for the user row's guarded UPDATE. */

@@ -6,6 +6,7 @@
  */
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { Batch } from "../../db/batch";
+import type { Db } from "../../db/client";
 import { AdministrativeUsers, administrativeUsers } from "../../db/schema/administrative-user";
 import { refreshTokens } from "../../db/schema/auth";
 import { Roles, RoleUsers, roles, roleUsers, Schools, schools, Users, users } from "../../db/schema/core";
@@ -15,6 +16,7 @@ import { Parents, parents } from "../../db/schema/parent";
 import { Teachers, teachers } from "../../db/schema/teacher";
 import { SchoolUsers, schoolPeople, schoolUsers } from "../../db/schema/user";
 import { withSearch } from "../../db/search";
+import { otherDatabases } from "../../db/shards";
 import { and, asc, desc, eq, isNull, ne, type SQL, sql } from "../../db/sql";
 import { joinTable, REDACTED, type SetValues } from "../../db/table";
 import { commit, GuardFailed, guard, guardCount, inList, insertedId, type Statement } from "../../db/write";
@@ -24,7 +26,7 @@ import { conflict, notFound, unprocessable } from "../../lib/errors";
 import { type Message, m } from "../../lib/message";
 import { Listing } from "../../lib/pagination";
 import { givableRole, mayActOn, mayAssign } from "../role/api";
-import { editOwnIdentity, editPerson, memberElsewhere } from "./identity";
+import { editOwnIdentity, editPerson, knownOnOtherDatabases, memberElsewhere } from "./identity";
 import { live, type MemberRecord, memberQuery, membersAmong, selectMembers, toMember } from "./members";
 import { takenRoleAudits } from "./people";
 import { addPerson, giveRoles } from "./person";
@@ -178,6 +180,9 @@ export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInpu
   const rules: { when: SQL; message: Message }[] = [];
   if (status !== undefined) {
     if (id === ctx.userId) throw unprocessable(m`You cannot change your own status`);
+    const elsewhere = m`User ${id} belongs to other schools too: only their own account decides their status`;
+    // Schools on other databases: read there first (the rule below covers this database's).
+    if ((await knownOnOtherDatabases(ctx, id)).member) throw unprocessable(elsewhere);
     extra.status =
       status === "active"
         ? sql`CASE WHEN ${users.status} = 'invited' THEN 'invited' ELSE 'active' END`
@@ -185,7 +190,7 @@ export async function updateMember(ctx: SchoolCtx, id: number, input: UpdateInpu
     rules.push(
       {
         when: sql`NOT ${memberElsewhere(ctx, id)}`,
-        message: m`User ${id} belongs to other schools too: only their own account decides their status`,
+        message: elsewhere,
       },
       { when: sql`${users.isSuperAdmin} = 0`, message: m`User ${id} is a platform administrator` },
     );
@@ -341,6 +346,20 @@ export async function deleteMyAccount(ctx: Ctx) {
   const soleAdmin = sql`EXISTS (SELECT 1 FROM ${roleUsers} WHERE ${roleUsers.userId} = ${id} AND ${roleUsers.roleId} = ${SCHOOL_ADMIN} AND NOT ${otherAdmin})`;
   const where = and(eq(users.id, id), isNull(users.deletedAt), sql`NOT ${soleAdmin}`);
   const mine = eq(roleUsers.userId, id);
+  const soleOn = (on: Db) =>
+    on
+      .select({ schoolId: RoleUsers.schoolOf() })
+      .from(roleUsers)
+      .where(and(mine, eq(roleUsers.roleId, SCHOOL_ADMIN), sql`NOT ${otherAdmin}`));
+  const refused = (sole: { schoolId: number }[]) =>
+    unprocessable(
+      m`You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
+    );
+  // The schools on the other databases (docs/scaling.md "Shards", group F): one read each, first
+  // (the batch's guard covers the platform database's schools); their memberships go after it.
+  const shards = otherDatabases(ctx);
+  const soleElsewhere = (await Promise.all(shards.map((on) => soleOn(on.deps.db)))).flat();
+  if (soleElsewhere.length) throw refused(soleElsewhere);
   try {
     // The anonymised row copied to every database holding it, the schools' copies removed there too.
     await new Batch(ctx)
@@ -391,17 +410,26 @@ export async function deleteMyAccount(ctx: Ctx) {
       .commit();
   } catch (err) {
     if (!(err instanceof GuardFailed)) throw err;
-    const sole = await db
-      .select({ schoolId: RoleUsers.schoolOf() })
-      .from(roleUsers)
-      .where(and(mine, eq(roleUsers.roleId, SCHOOL_ADMIN), sql`NOT ${otherAdmin}`));
-    if (sole.length) {
-      throw unprocessable(
-        m`You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
-      );
-    }
+    const sole = await soleOn(db);
+    if (sole.length) throw refused(sole);
     throw notFound(m`User ${id} not found`);
   }
+  // Every membership on the other databases removed with its roles and delegations: one batch each.
+  await Promise.all(
+    shards.map((on) =>
+      new Batch(on)
+        .add(
+          on.deps.db
+            .update(schoolUsers)
+            .set({ deletedAt: at, updatedAt: at })
+            .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
+          ...takenRoleAudits(on, mine),
+          ...RoleUsers.deleteEverySchool(on, mine),
+          ...Delegates.deleteEverySchool(on, eq(delegates.userId, id)),
+        )
+        .commit(),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
