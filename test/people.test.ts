@@ -32,8 +32,20 @@ async function enrolIn(school: number, phone: string, role: "teacher" | "parent"
   if (first) await commit(ctx, [first, ...rest]);
 }
 
-const membershipsOf = (userId: number) =>
-  t.db.select().from(schoolUsers).where(eq(schoolUsers.userId, userId)).orderBy(schoolUsers.schoolId);
+/** The user's memberships, each school's read where that school's rows are (school 2's in its shard). */
+async function membershipsOf(userId: number) {
+  const rows = [];
+  for (const school of [NORTH, SOUTH]) {
+    const db = await t.schoolDb(school);
+    rows.push(
+      ...(await db
+        .select()
+        .from(schoolUsers)
+        .where(and(eq(schoolUsers.userId, userId), eq(schoolUsers.schoolId, school)))),
+    );
+  }
+  return rows;
+}
 
 describe("enrol: one person, one user", () => {
   it("invites an unknown number, gives the role, makes them one of the school's people, and audits both", async () => {
@@ -66,7 +78,7 @@ describe("enrol: one person, one user", () => {
     expect(found).toHaveLength(1);
     const id = found[0]?.id ?? 0;
     expect((await membershipsOf(id)).map((m) => m.schoolId)).toEqual([NORTH, SOUTH]);
-    const trail = await t.db
+    const trail = await (await t.schoolDb(SOUTH))
       .select()
       .from(auditLog)
       .where(eq(auditLog.actorId, 990_000 + SOUTH));
