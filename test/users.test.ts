@@ -252,6 +252,21 @@ describe("delete my account", () => {
     expect(((await again.json()) as Member).id).not.toBe(m.id);
   });
 
+  it("removes the memberships and roles of every school, those on another database too", async () => {
+    const m = await member({ roleIds: [5] }, SOUTH);
+    await create({ phone: m.phone, firstName: "x", roleIds: [4] });
+    const res = await t.request("/api/v1/user/me", { method: "DELETE", token: await t.token(m.id, {}) });
+    expect(res.status).toBe(204);
+    for (const school of [NORTH, SOUTH]) {
+      const db = await t.schoolDb(school);
+      const ofSchool = (table: typeof schoolUsers | typeof roleUsers) =>
+        and(eq(table.userId, m.id), eq(table.schoolId, school));
+      const memberships = await db.select().from(schoolUsers).where(ofSchool(schoolUsers));
+      expect(memberships.map((r) => r.deletedAt === null)).toEqual([false]);
+      expect(await db.select().from(roleUsers).where(ofSchool(roleUsers))).toHaveLength(0);
+    }
+  });
+
   it("is refused for a school's last administrator", async () => {
     const res = await t.request("/api/v1/user/me", {
       method: "DELETE",
