@@ -92,14 +92,23 @@ const syncRoute = defineRoute({
 
 export async function syncPushProviderRole(ctx: SchoolCtx, { body }: InputOf<typeof syncRoute>) {
   const school = ctx.schoolId;
-  const role = await Roles.select(ctx, { id: roles.id }).where(eq(roles.id, body.roleId)).first();
+  // The role and its members, in the school's database; then their devices and the topic's, in the
+  // platform's (devices and subscriptions are platform rows: docs/scaling.md "Shards", group D).
+  const reads = new Batch(ctx);
+  const found = reads.read(Roles.select(ctx, { id: roles.id }).where(eq(roles.id, body.roleId)).limit(1));
+  const holders = reads.read(
+    RoleUsers.select(ctx, { userId: roleUsers.userId }).where(eq(roleUsers.roleId, body.roleId)),
+  );
+  const inSchool = await reads.commit();
+  const [role] = inSchool.get(found);
   if (!role) throw notFound(m`Role ${body.roleId} not found`);
+  const members = inSchool.get(holders).map((r) => r.userId);
   const topic = roleTopic(school, role.id);
-  const batch = new Batch(ctx);
+  const batch = new Batch(ctx, DeviceTokens);
   // The devices of the role's members in the school, and the devices the topic has now.
   const wanted = batch.read(
     DeviceTokens.select(ctx, { id: deviceTokens.id, token: deviceTokens.token }).where(
-      inList(deviceTokens.userId, RoleUsers.pick(ctx, roleUsers.userId, eq(roleUsers.roleId, role.id))),
+      inList(deviceTokens.userId, members),
     ),
   );
   const held = batch.read(
@@ -141,8 +150,9 @@ export async function syncPushProviderRole(ctx: SchoolCtx, { body }: InputOf<typ
     { deviceTokenId: d.id, topic: schoolTopic(school), createdAt: at },
   ]);
   const devices = have.length - drop.length + added.length;
-  // Audited on the school (a built-in role belongs to none): the role and its devices before and after.
-  const write = new Batch(ctx).add(
+  // Audited on the school (a built-in role belongs to none): the role and its devices before and
+  // after. Platform rows (the school's, the topic's subscriptions): the platform's database.
+  const write = new Batch(ctx, Schools).add(
     ...Schools.action(ctx, eq(schools.id, school), {
       action: "sync-push-topic",
       changes: { pushTopic: { old: topic, new: topic }, pushDevices: { old: have.length, new: devices } },
@@ -258,12 +268,15 @@ const userRoute = defineRoute({
 });
 
 export async function getPushProviderUser(ctx: SchoolCtx, { params }: InputOf<typeof userRoute>) {
-  const batch = new Batch(ctx);
-  const member = batch.read(
+  // The membership in the school's database, the devices in the platform's (docs/scaling.md
+  // "Shards", group D): two reads, in parallel.
+  const ofSchool = new Batch(ctx);
+  const member = ofSchool.read(
     SchoolUsers.select(ctx, { userId: schoolUsers.userId })
       .where(eq(schoolUsers.userId, params.id), isNull(schoolUsers.deletedAt))
       .limit(1),
   );
+  const batch = new Batch(ctx, DeviceTokens);
   const devices = batch.read(
     DeviceTokens.select(ctx, {
       id: deviceTokens.id,
@@ -274,8 +287,8 @@ export async function getPushProviderUser(ctx: SchoolCtx, { params }: InputOf<ty
       .where(eq(deviceTokens.userId, params.id))
       .orderBy(sql`${deviceTokens.id}`),
   );
-  const results = await batch.commit();
-  if (results.get(member).length === 0) throw notFound(m`User ${params.id} not found`);
+  const [memberships, results] = await Promise.all([ofSchool.commit(), batch.commit()]);
+  if (memberships.get(member).length === 0) throw notFound(m`User ${params.id} not found`);
   let listed: {
     id: number;
     platform: "ios" | "android" | "web";
