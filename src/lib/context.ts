@@ -56,6 +56,12 @@ interface CtxBase {
    * valid delegate they are), when the route's context loader read them; else undefined.
    */
   actingFor?: readonly number[];
+  /**
+   * The users holding a role in the current school, when the route's context loader read them
+   * from the school's database (a school on a shard: its members filter platform rows, a user's
+   * devices, in a second read of the platform's; docs/scaling.md "Shards", group D); else undefined.
+   */
+  schoolMembers?: readonly number[];
   /** The record an update's `If-Match` named, when it named one (`Unchanged`). */
   unchanged?: Unchanged;
 }

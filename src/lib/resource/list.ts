@@ -172,7 +172,9 @@ export function listBuilders<T extends RecordTable, R extends z.ZodObject, V ext
           page,
         );
       }
-      const batch = new Batch(ctx);
+      // A platform table's rows served in a school (a user's devices): the platform's database,
+      // not the school's shard (docs/scaling.md "Shards", group D).
+      const batch = new Batch(ctx, core.data);
       const rows = batch.read(
         core
           .select(ctx)

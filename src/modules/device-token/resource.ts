@@ -15,9 +15,10 @@ import { z } from "@hono/zod-openapi";
 import { Batch, type Slot } from "../../db/batch";
 import { RoleUsers, roleUsers } from "../../db/schema/core";
 import { DeviceTokens, deviceTokens } from "../../db/schema/device-token";
+import { PLATFORM, shardOf } from "../../db/shards";
 import { eq } from "../../db/sql";
 import { inList } from "../../db/write";
-import type { SchoolCtx } from "../../lib/context";
+import type { MemberCtx, SchoolCtx } from "../../lib/context";
 import { m, zodMessage } from "../../lib/message";
 import { recordId } from "../../lib/params";
 import { defineResource, RecordBase, timestamps } from "../../lib/resource";
@@ -45,7 +46,19 @@ export const mask = (token: string) => `…${token.slice(-4)}`;
 function visibleTo(ctx: SchoolCtx, access: "read" | "write") {
   const own = eq(deviceTokens.userId, ctx.userId ?? 0);
   if (access === "write" || ctx.schoolId === null || !ctx.can(permissions.readAll)) return own;
-  return inList(deviceTokens.userId, RoleUsers.pick(ctx, roleUsers.userId));
+  // A school on a shard: its members were read there first (`membersOnShard`); on `DB`, one statement.
+  return inList(deviceTokens.userId, ctx.schoolMembers ?? RoleUsers.pick(ctx, roleUsers.userId));
+}
+
+/**
+ * With `device-token.read` in a school on a shard: the school's members, read in the school's
+ * database before the devices are read in the platform's (docs/scaling.md "Shards", group D);
+ * never one statement over both. A school on `DB` keeps its one statement (`visibleTo`).
+ */
+async function membersOnShard(ctx: MemberCtx): Promise<MemberCtx> {
+  if (!ctx.can(permissions.readAll) || (await shardOf(ctx.deps, ctx.schoolId)) === PLATFORM) return ctx;
+  const rows = await RoleUsers.select(ctx, { userId: roleUsers.userId }).groupBy(roleUsers.userId).all();
+  return { ...ctx, schoolMembers: rows.map((r) => r.userId) };
 }
 
 const resource = defineResource({
@@ -59,6 +72,7 @@ const resource = defineResource({
   // A device is the user's, in the platform database whichever school it is registered in
   // (docs/scaling.md "Shards", group D).
   platformRows: true,
+  context: membersOnShard,
   record: RecordBase.extend({
     userId: z.number().int().openapi({ description: "The user the device belongs to" }),
     token: z
