@@ -80,6 +80,8 @@ export function perDatabase<C extends Ctx>(ctx: C): C[] {
   return Object.values(every).map((db) => ({
     ...ctx,
     schoolId: null,
+    // The request's If-Match guards its own batch on its own database, never a read elsewhere.
+    unchanged: undefined,
     deps: { ...ctx.deps, db, platform },
   }));
 }
@@ -93,7 +95,7 @@ export function onDatabaseOfId<C extends Ctx>(ctx: C, id: number): C {
   const platform = platformDb(ctx.deps);
   const db = n === 0 ? platform : ctx.deps.shards?.[`DB_SHARD_${n}`];
   if (!db) return ctx;
-  return { ...ctx, schoolId: null, deps: { ...ctx.deps, db, platform } };
+  return { ...ctx, schoolId: null, unchanged: undefined, deps: { ...ctx.deps, db, platform } };
 }
 
 /** `perDatabase` but the platform's: the shards (none without shards). */

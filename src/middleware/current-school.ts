@@ -61,15 +61,19 @@ export async function currentSchool(
     // its module states are there, and one statement reads one database.
     const deps = c.get("deps");
     const db = databaseNamed(deps, await shardOf(deps, schoolId));
-    const [school] = await db
-      .select({
-        id: schools.id,
-        language: schools.language,
-        disabled: disabledModuleIds(db, schoolId),
-      })
-      .from(schools)
-      .where(eq(schools.id, schoolId))
-      .limit(1);
+    // A batch of one (one round trip): its errors are the database's own (a libSQL shard's server
+    // that is not one is the configuration's 503), not wrapped as a failed query's.
+    const [[school]] = await db.batch([
+      db
+        .select({
+          id: schools.id,
+          language: schools.language,
+          disabled: disabledModuleIds(db, schoolId),
+        })
+        .from(schools)
+        .where(eq(schools.id, schoolId))
+        .limit(1),
+    ]);
     if (!school) throw notFound(m`School ${schoolId} not found`);
     if (!isSuperAdmin) throw new ApiError(403, say.noRoleIn(schoolId));
     return { id: schoolId, disabledModules: moduleSetOf(school.disabled), language: school.language };

@@ -12,6 +12,7 @@ import { type Client, createClient } from "@libsql/client";
 import { createApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/config";
 import { libsqlDb } from "../../src/db/libsql";
+import { seedOnOneDatabase } from "../../src/db/seed-split";
 import { migrationStatements } from "../../src/db/sql-script";
 import type { Deps, QueueProducer } from "../../src/deps";
 import { dohResolver } from "../../src/lib/dns";
@@ -80,9 +81,12 @@ export async function migrate(client: Client) {
   await seedDemo(client);
 }
 
-/** The demo seed (seed/demo.sql), on a migrated database. */
+/**
+ * The demo seed (seed/demo.sql), on a migrated database: every school's rows in this one database,
+ * without the seed's shard map rows (which name the D1 deployment's databases: src/db/seed-split.ts).
+ */
 export async function seedDemo(client: Client) {
-  await client.executeMultiple(readFileSync(join(root, "seed/demo.sql"), "utf8"));
+  await client.batch(seedOnOneDatabase(readFileSync(join(root, "seed/demo.sql"), "utf8")), "write");
 }
 
 /**
