@@ -14,7 +14,7 @@ INSERT OR IGNORE INTO school (id, name, name_search, time_zone, language, create
 -- school is changing its binding here (then `npm run db:reset` for a local database seeded before).
 INSERT OR IGNORE INTO school_shard (school_id, binding, created_at, updated_at) VALUES
   (1, 'DB', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),
-  (2, 'DB', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
+  (2, 'DB_SHARD_1', '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z');
 
 INSERT OR IGNORE INTO user (id, phone, first_name, last_name, first_name_search, last_name_search, email, status, is_super_admin, created_at, updated_at) VALUES
   (1, '+15550000001', 'Sam', 'Super', 'sam', 'super', 'super@example.test', 'active', 1, '2026-08-01T12:00:00.000Z', '2026-08-01T12:00:00.000Z'),

@@ -140,7 +140,9 @@ describe("X-School-Id", () => {
     const fail = () => {
       throw new Error("the database was called");
     };
-    const b = makeTestApp({ db: new Proxy({}, { get: () => fail }) as unknown as Db });
+    // Every database: the school a super-admin names is looked up in its own (docs/scaling.md "Shards").
+    const failing = new Proxy({}, { get: () => fail }) as unknown as Db;
+    const b = makeTestApp({ db: failing, shards: { DB: failing, DB_SHARD_1: failing } });
     const Where = z.object({ schoolId: z.number().nullable() });
     mountOperation(
       b.app,
