@@ -6,6 +6,7 @@
  * isolate's copy of the shard map is then what the map says.
  */
 import { applyD1Migrations, env } from "cloudflare:test";
+import { forgetAnchoredActors } from "../src/db/anchors";
 import { seedByDatabase } from "../src/db/seed-split";
 import { forgetShards, idRangeStatements, PLATFORM, remember } from "../src/db/shards";
 
@@ -14,6 +15,7 @@ export async function freshStorage(seed: string) {
   await Promise.all([emptied(env.DB, "DB"), emptied(env.DB_SHARD_1, "DB_SHARD_1")]);
   await loadSeed(seed);
   forgetShards();
+  forgetAnchoredActors();
   const map = await env.DB.prepare(
     `SELECT s.id, coalesce(m.binding, '${PLATFORM}') AS binding FROM school s LEFT JOIN school_shard m ON m.school_id = s.id`,
   ).all<{ id: number; binding: string }>();

@@ -216,8 +216,18 @@ export async function unseenUsers(ctx: SchoolCtx, phones: readonly string[], see
 }
 
 /** The acting users whose anchor this isolate wrote in each shard (then it starts again). */
-const anchoredActors = new WeakMap<Db, Set<number>>();
+let anchoredActors = new WeakMap<Db, Set<number>>();
 const MAX_ACTORS = 10_000;
+
+/**
+ * Forgets which acting users this isolate anchored: a shard's rows were replaced under it (a test
+ * file's fresh storage, test/fresh-storage.ts). The handles of a binding live as long as the
+ * isolate (src/db/client.ts `d1`), so without this a wiped shard would miss an anchor this isolate
+ * wrote before it (a foreign key refused: a 409).
+ */
+export function forgetAnchoredActors(): void {
+  anchoredActors = new WeakMap();
+}
 
 /**
  * The acting user's anchor in a shard, at the first batch this isolate commits there for them:
