@@ -7,64 +7,17 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { remember } from "../src/db/shards";
 import worker from "../src/index";
 import { verbatim } from "../src/lib/message";
 import { type Cell, xlsxStream } from "../src/lib/xlsx";
 import { DEMO, makeTestApp, recordingBulkQueue, type TestApp } from "./helpers";
+import { rowsOf, schoolOnShard1 } from "./shard-kit";
 
 const NORTH = 1;
-const SHARD = "DB_SHARD_1";
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
 
 let next = 0;
 const newPhone = () => `+1555${7_300_000 + ++next}`;
-
-/** Every table of `db` with a `school_id` column. */
-async function schoolTables(db: D1Database): Promise<string[]> {
-  const rows = await db
-    .prepare(
-      `SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
-       WHERE m.type = 'table' AND c.name = 'school_id' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
-    )
-    .all<{ name: string }>();
-  return rows.results.map((r) => r.name);
-}
-
-/** How many rows of each table of `db` belong to `school` (tables with none left out; the map is the platform's). */
-async function rowsOf(db: D1Database, school: number): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of await schoolTables(db)) {
-    if (table === "school_shard") continue;
-    const row = await db.prepare(`SELECT count(*) AS n FROM "${table}" WHERE school_id = ?`).bind(school).first<{
-      n: number;
-    }>();
-    if (row && row.n > 0) counts[table] = row.n;
-  }
-  return counts;
-}
-
-/** A new school put on shard 1 as a move of a school with no rows does it (test/shards.test.ts). */
-async function schoolOnShard1(t: TestApp): Promise<number> {
-  const res = await t.request("/api/v1/school", {
-    method: "POST",
-    token: await superAdmin(t),
-    body: { name: `Anchored School ${++next}`, timeZone: "America/Mexico_City", levels: ["elementary"] },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  const { id } = (await res.json()) as { id: number };
-  const school = await env.DB.prepare("SELECT * FROM school WHERE id = ?").bind(id).first<Record<string, unknown>>();
-  if (!school) throw new Error("no school row");
-  const columns = Object.keys(school);
-  await env.DB_SHARD_1.prepare(
-    `INSERT INTO school (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-  )
-    .bind(...columns.map((c) => school[c]))
-    .run();
-  await env.DB.prepare("UPDATE school_shard SET binding = ? WHERE school_id = ?").bind(SHARD, id).run();
-  remember(id, SHARD);
-  return id;
-}
 
 type UserRow = { id: number; phone: string; first_name: string; last_name: string; status: string };
 const userIn = (db: D1Database, id: number) =>
@@ -91,7 +44,7 @@ describe("user anchors on a shard", () => {
   it("people added by phone are made in DB, anchored in the school's shard, and listed from there", async () => {
     const t = makeTestApp();
     const token = await superAdmin(t);
-    const school = await schoolOnShard1(t);
+    const school = await schoolOnShard1(t, `Anchored School ${++next}`);
 
     // A parent added by phone: the user in DB, its anchor (same id, same values) in the shard.
     const phone = newPhone();
@@ -141,7 +94,7 @@ describe("user anchors on a shard", () => {
   it("a person's own edit, the super-admin's and a deactivation reach the anchor on the shard", async () => {
     const t = makeTestApp();
     const token = await superAdmin(t);
-    const school = await schoolOnShard1(t);
+    const school = await schoolOnShard1(t, `Anchored School ${++next}`);
     const parent = await addParent(t, school, {
       phone: newPhone(),
       firstName: "Marta",
@@ -189,7 +142,7 @@ describe("user anchors on a shard", () => {
     const { sent, queue } = recordingBulkQueue();
     const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: queue } });
     const token = await superAdmin(t);
-    const school = await schoolOnShard1(t);
+    const school = await schoolOnShard1(t, `Anchored School ${++next}`);
     const xlsx = async (columns: string[], rows: Cell[][]) =>
       new Uint8Array(
         await new Response(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows })).arrayBuffer(),

@@ -7,48 +7,18 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { forgetShards, remember } from "../src/db/shards";
+import { forgetShards } from "../src/db/shards";
 import { runScheduled } from "../src/jobs/scheduled";
 import { verifyAccessToken } from "../src/lib/tokens";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
 import { PushQueue } from "./push-queue";
+import { copyToShard, schoolOnShard1 } from "./shard-kit";
 
-const SHARD = "DB_SHARD_1";
 const NORTH = 1;
 const ADMIN_ROLE = 2;
 const PARENT_ROLE = 5;
 
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
-
-/** A platform row copied to the shard as its anchor would be (the user anchors are another change's). */
-async function copyToShard(table: string, id: number) {
-  const row = await env.DB.prepare(`SELECT * FROM "${table}" WHERE id = ?`).bind(id).first<Record<string, unknown>>();
-  if (!row) throw new Error(`no ${table} ${id}`);
-  const columns = Object.keys(row);
-  await env.DB_SHARD_1.prepare(
-    `INSERT OR REPLACE INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-  )
-    .bind(...columns.map((c) => row[c]))
-    .run();
-}
-
-/**
- * A new school (through the API), moved to the shard as a move of a school with no rows does it:
- * the map row switched and its anchor written. `anchor: false` leaves the anchor out.
- */
-async function schoolOnShard1(t: TestApp, name = "Shard One School", anchor = true): Promise<number> {
-  const res = await t.request("/api/v1/school", {
-    method: "POST",
-    token: await superAdmin(t),
-    body: { name, timeZone: "America/Mexico_City", levels: ["elementary"] },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  const { id } = (await res.json()) as { id: number };
-  if (anchor) await copyToShard("school", id);
-  await env.DB.prepare("UPDATE school_shard SET binding = ? WHERE school_id = ?").bind(SHARD, id).run();
-  remember(id, SHARD);
-  return id;
-}
 
 /** `userId` holds `roleId` in `school` (on the shard): the user's anchor and the membership there. */
 async function memberOnShard(school: number, userId: number, roleId: number) {

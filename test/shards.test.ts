@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Batch } from "../src/db/batch";
 import { placeSchool } from "../src/db/placement";
-import { OPEN_FOR_NEW_SCHOOLS, remember } from "../src/db/shards";
+import { OPEN_FOR_NEW_SCHOOLS } from "../src/db/shards";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { jobCtx } from "../src/lib/context";
 import { notify } from "../src/modules/notification/api";
@@ -16,62 +16,12 @@ import { fanOut } from "../src/modules/notification/fan-out";
 import { deadWebhook } from "../src/modules/webhook/deliver";
 import { freshStorage } from "./fresh-storage";
 import { DEMO, makeTestApp, type TestApp } from "./helpers";
+import { rowsOf, SHARD, schoolOnShard1 } from "./shard-kit";
 
 const NORTH = 1;
 const SOUTH = 2;
-const SHARD = "DB_SHARD_1";
 
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
-
-/** Every table of `db` with a `school_id` column. */
-async function schoolTables(db: D1Database): Promise<string[]> {
-  const rows = await db
-    .prepare(
-      `SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
-       WHERE m.type = 'table' AND c.name = 'school_id' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
-    )
-    .all<{ name: string }>();
-  return rows.results.map((r) => r.name);
-}
-
-/** How many rows of each table of `db` belong to `school` (tables with none left out). */
-async function rowsOf(db: D1Database, school: number): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of await schoolTables(db)) {
-    // The shard map is the platform's (a row about the school, in DB).
-    if (table === "school_shard") continue;
-    const row = await db.prepare(`SELECT count(*) AS n FROM "${table}" WHERE school_id = ?`).bind(school).first<{
-      n: number;
-    }>();
-    if (row && row.n > 0) counts[table] = row.n;
-  }
-  return counts;
-}
-
-/**
- * A new school (through the API), then put on shard 1 as a move of a school with no rows does it:
- * the map row switched and the school's anchor row in its database (docs/scaling.md "Anchors").
- */
-async function schoolOnShard1(t: TestApp): Promise<number> {
-  const res = await t.request("/api/v1/school", {
-    method: "POST",
-    token: await superAdmin(t),
-    body: { name: "Shard One School", timeZone: "America/Mexico_City", levels: ["elementary"] },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  const { id } = (await res.json()) as { id: number };
-  const school = await env.DB.prepare("SELECT * FROM school WHERE id = ?").bind(id).first<Record<string, unknown>>();
-  if (!school) throw new Error("no school row");
-  const columns = Object.keys(school);
-  await env.DB_SHARD_1.prepare(
-    `INSERT INTO school (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-  )
-    .bind(...columns.map((c) => school[c]))
-    .run();
-  await env.DB.prepare("UPDATE school_shard SET binding = ? WHERE school_id = ?").bind(SHARD, id).run();
-  remember(id, SHARD);
-  return id;
-}
 
 describe("schools over two databases", () => {
   it("a school's rows are written to, and read from, its own database only", async () => {
