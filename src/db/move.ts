@@ -19,7 +19,7 @@ import type { Deps } from "../deps";
 import { ApiError, conflict, notFound, unprocessable } from "../lib/errors";
 import { errorFields, log } from "../lib/log";
 import { m } from "../lib/message";
-import type { Db } from "./client";
+import { type Db, storeOf } from "./client";
 import { databases, forgetSchool, ID_SPAN, MAP_TTL_MS, PLATFORM, shardNumber } from "./shards";
 import { sql } from "./sql";
 
@@ -375,6 +375,10 @@ export async function moveSchool(deps: Deps, schoolId: number, to: string): Prom
   const platformDb = deps.platform ?? deps.db;
   const target = all.get(to);
   if (!target) throw unprocessable(m`There is no database bound as ${to} (${[...all.keys()].join(", ")})`);
+  // The copy's batches of hand-written SQL go through the D1 binding (`batchWithoutTriggers`).
+  if ([...all.values()].some((db) => storeOf(db) !== "d1")) {
+    throw unprocessable(m`Moving a school is for D1 databases; this deployment's are libSQL`);
+  }
   const wait = (ms: number) => (deps.clock.wait ? deps.clock.wait(ms) : new Promise<void>((r) => setTimeout(r, ms)));
   const now = () => deps.clock.now();
   const iso = (ms: number) => new Date(now().getTime() + ms).toISOString();

@@ -256,6 +256,24 @@ describe("libSQL shards", () => {
     expect(((await list.json()) as { data: { name: string }[] }).data.map((f) => f.name)).toEqual(["Sharded"]);
   });
 
+  it("refuses to move a school (422): the move's copy is D1's, nothing paused or written", async () => {
+    const env = workerEnv({ LIBSQL_SHARD_1_URL: shardUrl });
+    const res = await call(env, `/api/v1/school/${NORTH}/move`, {
+      method: "POST",
+      token: await superAdmin(),
+      body: { to: SHARD },
+    });
+    expect(res.status, await res.clone().text()).toBe(422);
+    expect(((await res.json()) as { detail: string }).detail).toBe(
+      "Moving a school is for D1 databases; this deployment's are libSQL",
+    );
+    const map = await platform.execute({
+      sql: "SELECT binding, paused_until FROM school_shard WHERE school_id = ?",
+      args: [NORTH],
+    });
+    expect(map.rows[0]?.paused_until ?? null).toBeNull();
+  });
+
   it("names each database's store and migration level in health", async () => {
     const res = await call(workerEnv({ LIBSQL_SHARD_1_URL: shardUrl }), "/api/health");
     const report = (await res.json()) as Health;
