@@ -375,10 +375,6 @@ export async function moveSchool(deps: Deps, schoolId: number, to: string): Prom
   const platformDb = deps.platform ?? deps.db;
   const target = all.get(to);
   if (!target) throw unprocessable(m`There is no database bound as ${to} (${[...all.keys()].join(", ")})`);
-  // The copy's batches of hand-written SQL go through the D1 binding (`batchWithoutTriggers`).
-  if ([...all.values()].some((db) => storeOf(db) !== "d1")) {
-    throw unprocessable(m`Moving a school is for D1 databases; this deployment's are libSQL`);
-  }
   const wait = (ms: number) => (deps.clock.wait ? deps.clock.wait(ms) : new Promise<void>((r) => setTimeout(r, ms)));
   const now = () => deps.clock.now();
   const iso = (ms: number) => new Date(now().getTime() + ms).toISOString();
@@ -412,6 +408,10 @@ export async function moveSchool(deps: Deps, schoolId: number, to: string): Prom
   }
   const source = all.get(current);
   if (!source) throw unprocessable(m`School ${schoolId} is on ${current}, a database this Worker has no binding for`);
+  // The copy's batches of hand-written SQL go through the D1 binding (`batchWithoutTriggers`).
+  if (storeOf(source) !== "d1" || storeOf(target) !== "d1") {
+    throw unprocessable(m`Moving a school is for D1 databases; this deployment's are libSQL`);
+  }
   const schema = await schemaOf(source, schoolId);
 
   // Ids stay: a database numbers its new rows after the largest id a table holds (SQLite's
