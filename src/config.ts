@@ -11,6 +11,19 @@ const version = z.string().regex(/^\d+(\.\d+){0,2}$/, "a version like 1.4.0");
 const whole = (min: number, max: number) =>
   z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(min).max(max).optional());
 
+/** A comma-separated list of `item`s; absent or empty means none. */
+const commaList = (item: z.ZodString) =>
+  z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item));
+
 /** `scheme://host[:port]`, as browsers send it in `Origin`. */
 const ORIGIN = /^https?:\/\/[^/?#\s]+$/;
 
@@ -49,16 +62,9 @@ const ConfigSchema = z.object({
   AUTH_CODES_PER_HOUR: whole(1, 10_000),
   AUTH_PHONE_CHECKS_PER_NUMBER: whole(1, 100_000),
   AUTH_PHONE_CHECKS_PER_ADDRESS: whole(1, 100_000),
-  CORS_ORIGINS: z
-    .string()
-    .default("")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((o) => o.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"))),
+  CORS_ORIGINS: commaList(
+    z.string().regex(ORIGIN, "each origin is scheme://host[:port], e.g. https://admin.example.org"),
+  ),
   ACCESS_LOG: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["all", "problems"]).optional()),
   LIBSQL_URL: z.string().optional(),
   /**
@@ -67,6 +73,14 @@ const ConfigSchema = z.object({
    */
   APP_SHARE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url().default("https://school-app.invalid/join")),
   LIBSQL_AUTH_TOKEN: z.string().optional(),
+  /**
+   * The databases a new school may be placed on, by binding name (`DB`, `DB_SHARD_<n>`), comma
+   * separated: a full database is closed to new schools by leaving it out. Unset or empty: every
+   * database of the Worker (docs/scaling.md "Placement").
+   */
+  NEW_SCHOOLS_ON: commaList(
+    z.string().regex(/^DB(_SHARD_[1-9]\d{0,3})?$/, "each name is DB or DB_SHARD_<n>, e.g. DB,DB_SHARD_1"),
+  ),
   IOS_LATEST_VERSION: version,
   IOS_MIN_VERSION: version,
   ANDROID_LATEST_VERSION: version,
@@ -322,6 +336,8 @@ function toConfig(v: z.infer<typeof ConfigSchema>, raw: Record<string, unknown>)
     libsql: v.LIBSQL_URL
       ? { url: v.LIBSQL_URL, authToken: v.LIBSQL_AUTH_TOKEN, shards: libsqlShards(raw).databases }
       : undefined,
+    /** The databases a new school may be placed on (`NEW_SCHOOLS_ON`); empty: every database. */
+    newSchoolsOn: v.NEW_SCHOOLS_ON,
     appVersions: {
       ios: { latest: v.IOS_LATEST_VERSION, minimum: v.IOS_MIN_VERSION },
       android: { latest: v.ANDROID_LATEST_VERSION, minimum: v.ANDROID_MIN_VERSION },

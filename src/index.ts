@@ -80,6 +80,17 @@ export function d1Shards(env: object, platform: Db): Record<string, Db> {
   return shards;
 }
 
+/** `NEW_SCHOOLS_ON` may name only databases this Worker has (a typo would place no school: refused at the start). */
+export function unboundNewSchoolDatabases(names: readonly string[], shards: Record<string, Db> | undefined) {
+  const unbound = names.filter((name) => !(name in (shards ?? { DB: true })));
+  if (unbound.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: NEW_SCHOOLS_ON names ${unbound.join(", ")}, not a database of this Worker (bind it, or leave it out)`,
+      ["NEW_SCHOOLS_ON"],
+    );
+  }
+}
+
 const isD1 = (value: unknown): value is D1Database =>
   typeof value === "object" && value !== null && "prepare" in value && "batch" in value && "withSession" in value;
 
@@ -102,10 +113,12 @@ function depsFactory(openLibsql: OpenLibsql) {
             })
           : d1(env.DB);
         const clock = clockOf(env);
+        const shards = config.libsql ? await libsqlShards(openLibsql, config.libsql.shards, db) : d1Shards(env, db);
+        unboundNewSchoolDatabases(config.newSchoolsOn, shards);
         return {
           config,
           db,
-          shards: config.libsql ? await libsqlShards(openLibsql, config.libsql.shards, db) : d1Shards(env, db),
+          shards,
           clock,
           sms: smsFromConfig(config, db, clock),
           push: pushFromConfig(config, db, clock),

@@ -234,6 +234,19 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...dev, CORS_ORIGINS: "http://localhost:8081" }).cors.loopback).toBe(false);
   });
 
+  it("reads NEW_SCHOOLS_ON as the databases new schools may be placed on (unset: every one)", () => {
+    expect(loadConfig(PRODUCTION).newSchoolsOn).toEqual([]);
+    expect(loadConfig({ ...PRODUCTION, NEW_SCHOOLS_ON: " DB_SHARD_1, DB_SHARD_12 ,," }).newSchoolsOn).toEqual([
+      "DB_SHARD_1",
+      "DB_SHARD_12",
+    ]);
+    for (const NEW_SCHOOLS_ON of ["db", "DB_SHARD_0", "DB_SHARD_", "SHARD_1", "DB DB_SHARD_1"]) {
+      expect(refusal({ ...PRODUCTION, NEW_SCHOOLS_ON }), NEW_SCHOOLS_ON).toMatch(
+        /NEW_SCHOOLS_ON[.\d]*: each name is DB or DB_SHARD_<n>/,
+      );
+    }
+  });
+
   it("the test environment is the development configuration", () => {
     expect(loadConfig(env)).toMatchObject({ isDevelopment: true, sms: { provider: "log" } });
     expect(servesDevelopmentRoutes(env)).toBe(true);
@@ -288,6 +301,19 @@ describe("the Worker entry with an invalid configuration", () => {
       /PUSH_PROVIDER: .*only with ENVIRONMENT=development.*; S3_ENDPOINT: must be https.*; SMS_PROVIDER: .*only with ENVIRONMENT=development/,
     );
     expect(lines.join("\n")).not.toContain("test-secret");
+  });
+
+  it("refuses to serve when NEW_SCHOOLS_ON names a database the Worker is not bound to", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await fetchWith({ ...PRODUCTION, NEW_SCHOOLS_ON: "DB,DB_SHARD_7" }, "/api/health");
+    expect(res.status).toBe(503);
+    await problem(res);
+    const line = JSON.parse(String(logged.mock.calls[0]?.[0] ?? "{}"));
+    expect(line).toMatchObject({ message: "configuration refused", settings: ["NEW_SCHOOLS_ON"] });
+    expect(line.detail ?? line.error_message ?? JSON.stringify(line)).toMatch(/DB_SHARD_7/);
+    logged.mockRestore();
+    // Both bound databases named: it serves.
+    expect((await fetchWith({ ...PRODUCTION, NEW_SCHOOLS_ON: "DB_SHARD_1,DB" }, "/api/health")).status).toBe(200);
   });
 
   it("a valid production configuration serves, without the development routes", async () => {

@@ -265,7 +265,9 @@ export function countingTestApp() {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  const t = makeTestApp({ db: d1(counting(env.DB)) });
+  // Every database's round trips count: a request on a school of the shard makes its calls there.
+  const db = d1(counting(env.DB));
+  const t = makeTestApp({ db, shards: { DB: db, DB_SHARD_1: d1(counting(env.DB_SHARD_1)) } });
   return {
     t,
     /** Runs `run` and answers its response and the D1 round trips it made. */

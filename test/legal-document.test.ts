@@ -462,7 +462,7 @@ describe("GET /api/v1/user/me: legal.mustAccept", () => {
     expect((await me(parent)).map((d) => d.kind)).not.toContain("privacy");
   });
 
-  it("is read in one D1 round trip with the user and their schools", async () => {
+  it("is read in one D1 round trip per database with the user and their schools", async () => {
     const { t: app, measure } = countingTestApp();
     const token = await app.token(DEMO.northTeacher.id, { 1: ["school.read"] });
     const { res, calls } = await measure(() => app.request("/api/v1/user/me", { token }));
@@ -470,7 +470,8 @@ describe("GET /api/v1/user/me: legal.mustAccept", () => {
     const body = (await res.json()) as { schools: unknown[]; legal: { mustAccept: Due[] } };
     expect(body.schools).toHaveLength(1);
     expect(body.legal.mustAccept.length).toBeGreaterThan(0);
-    expect(calls).toBe(1);
+    // Each database holds some of a person's schools: one read on each, in parallel.
+    expect(calls).toBe(Object.keys(app.deps.shards ?? { DB: app.db }).length);
   });
 });
 

@@ -258,7 +258,7 @@ describe("school administrators", () => {
 
   it("removes the role, not the user; refuses the last administrator (422); writes need role.write", async () => {
     const t = makeTestApp();
-    const { school, adminId, token } = await freshSchool(t);
+    const { school, adminId, token, db } = await freshSchool(t);
     const admin = await add(t, { phone: newPhone(), firstName: "Temp" }, token, school);
     const staff = await as(t, adminId, school, "staff");
     const del = (id: number, tk = token) => t.request(`${PATH}/${id}`, { method: "DELETE", token: tk, school });
@@ -268,7 +268,7 @@ describe("school administrators", () => {
     expect((await t.request(`${PATH}/${admin.id}`, { token, school })).status).toBe(404);
     expect(await t.db.select().from(users).where(eq(users.id, admin.userId))).toHaveLength(1);
 
-    const [only] = await t.db
+    const [only] = await db
       .select({ id: roleUsers.id })
       .from(roleUsers)
       .where(and(eq(roleUsers.schoolId, school), eq(roleUsers.roleId, 2)));
@@ -276,7 +276,7 @@ describe("school administrators", () => {
     expect(last.status).toBe(422);
     expect((await problem(last)).detail).toContain("last administrator");
     expect(
-      await t.db
+      await db
         .select()
         .from(roleUsers)
         .where(eq(roleUsers.id, only?.id ?? 0)),
@@ -287,10 +287,10 @@ describe("school administrators", () => {
 
   it("of two administrators removing each other at once, one is refused: the school keeps one", async () => {
     const t = makeTestApp();
-    const { school, token } = await freshSchool(t);
+    const { school, token, db } = await freshSchool(t);
     for (let round = 0; round < 5; round++) {
       await add(t, { phone: newPhone(), firstName: `Pair ${round}` }, token, school);
-      const both = await t.db
+      const both = await db
         .select({ id: roleUsers.id })
         .from(roleUsers)
         .where(and(eq(roleUsers.schoolId, school), eq(roleUsers.roleId, 2)));
@@ -299,7 +299,7 @@ describe("school administrators", () => {
         both.map(({ id }) => t.request(`${PATH}/${id}`, { method: "DELETE", token, school })),
       );
       expect(results.map((r) => r.status).sort()).toEqual([204, 422]);
-      const left = await t.db
+      const left = await db
         .select({ id: roleUsers.id })
         .from(roleUsers)
         .where(and(eq(roleUsers.schoolId, school), eq(roleUsers.roleId, 2)));
@@ -308,7 +308,7 @@ describe("school administrators", () => {
   });
 });
 
-/** A new school with exactly one administrator, and a token of a super-admin acting in it. */
+/** A new school with exactly one administrator, a token of a super-admin acting in it, and its database. */
 async function freshSchool(t: TestApp) {
   const token = await t.token(DEMO.superAdmin.id, {}, true);
   const res = await t.request("/api/v1/school", {
@@ -319,5 +319,6 @@ async function freshSchool(t: TestApp) {
   expect(res.status).toBe(201);
   const school = ((await res.json()) as { id: number }).id;
   const first = await add(t, { phone: newPhone(), firstName: "First" }, token, school);
-  return { school, adminId: first.userId, token };
+  // Its rows' database: a new school is placed on either (docs/scaling.md "Placement").
+  return { school, adminId: first.userId, token, db: await t.schoolDb(school) };
 }

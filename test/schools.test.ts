@@ -8,6 +8,7 @@
 import { env } from "cloudflare:test";
 import { and, count, desc, eq, gt, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { Db } from "../src/db/client";
 import { addresses } from "../src/db/schema/address";
 import { auditLog } from "../src/db/schema/audit-log";
 import { bulkProcesses } from "../src/db/schema/bulk-process";
@@ -17,6 +18,7 @@ import { groups } from "../src/db/schema/group";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { students } from "../src/db/schema/student";
 import { withSearch } from "../src/db/search";
+import { shardOf } from "../src/db/shards";
 import type { Page } from "../src/lib/pagination";
 import { grantsOf } from "../src/modules";
 import { uniq } from "./fixtures";
@@ -510,22 +512,24 @@ describe("the school's address", () => {
   });
 });
 
-/** Rows of a school across some of the tables it owns. */
-async function owned(t: TestApp, school: number) {
+/** Rows of a school across some of the tables it owns, in its database (`db`: where it was, once deleted). */
+async function owned(t: TestApp, school: number, db?: Db) {
+  // Its database as the map says, or as it said before the school went (`db`).
+  const on = db ?? (await t.schoolDb(school));
   const n = async (table: typeof roleUsers | typeof addresses | typeof documents | typeof bulkProcesses) =>
-    (await t.db.select({ n: count() }).from(table).where(eq(table.schoolId, school)))[0]?.n ?? 0;
+    (await on.select({ n: count() }).from(table).where(eq(table.schoolId, school)))[0]?.n ?? 0;
   return {
     roleUsers: await n(roleUsers),
     addresses: await n(addresses),
     documents: await n(documents),
     bulkProcesses: await n(bulkProcesses),
     configurations:
-      (await t.db.select({ n: count() }).from(schoolConfigurations).where(eq(schoolConfigurations.schoolId, school)))[0]
+      (await on.select({ n: count() }).from(schoolConfigurations).where(eq(schoolConfigurations.schoolId, school)))[0]
         ?.n ?? 0,
   };
 }
 
-/** A new school with rows in several tables (an admin, an address, a document used by an import...). */
+/** A new school with rows in several tables (an admin, an address, a document used by an import...), and its database. */
 async function populated(t: TestApp) {
   const school = await createSchool(t);
   const sa = await superAdmin(t);
@@ -538,8 +542,9 @@ async function populated(t: TestApp) {
   // A document used by a bulk process: the process restricts deleting the document on its own.
   await post("/api/v1/bulk-process", { entity: "students", documentId: doc.id });
   await post("/api/v1/school-configuration", { name: "Year", startDate: "2026-08-24", endDate: "2027-06-30" });
-  expect(Object.values(await owned(t, school.id)).every((n) => n > 0)).toBe(true);
-  return school;
+  const db = await t.schoolDb(school.id);
+  expect(Object.values(await owned(t, school.id, db)).every((n) => n > 0)).toBe(true);
+  return { ...school, db };
 }
 
 describe("deleting schools (platform)", () => {
@@ -549,7 +554,7 @@ describe("deleting schools (platform)", () => {
     const northBefore = await owned(t, NORTH);
     const res = await t.request(`${PATH}/${school.id}`, { method: "DELETE", token: await superAdmin(t) });
     expect(res.status, await res.clone().text()).toBe(204);
-    expect(await owned(t, school.id)).toEqual({
+    expect(await owned(t, school.id, school.db)).toEqual({
       roleUsers: 0,
       addresses: 0,
       documents: 0,
@@ -564,8 +569,9 @@ describe("deleting schools (platform)", () => {
       .from(auditLog)
       .where(and(eq(auditLog.entity, "school"), eq(auditLog.recordId, school.id)));
     expect(trail.map((r) => r.action)).toEqual(["create", "address", "delete"]);
+    // Its own rows' trail, in the database that held them.
     expect(
-      (await t.db.select({ n: count() }).from(auditLog).where(eq(auditLog.schoolId, school.id)))[0]?.n,
+      (await school.db.select({ n: count() }).from(auditLog).where(eq(auditLog.schoolId, school.id)))[0]?.n,
     ).toBeGreaterThan(3);
     const again = await t.request(`${PATH}/${school.id}`, { method: "DELETE", token: await superAdmin(t) });
     expect(again.status).toBe(404);
@@ -579,18 +585,20 @@ describe("deleting schools (platform)", () => {
     const southBefore = await owned(t, SOUTH);
     const token = await superAdmin(t);
     const [last] = await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const held = await Promise.all([a.id, b.id].map((id) => shardOf(t.deps, id)));
     const { res, calls } = await measure(() =>
       t.request(`${PATH}/delete-multiple`, { method: "POST", token, body: { ids: [987654, b.id, a.id] } }),
     );
     expect(await json(res, 200)).toEqual({ deleted: [b.id, a.id], notFound: [987654] });
-    expect(calls).toBe(1);
+    // One batch on the platform's database, and one on each other database that held one of them.
+    expect(calls).toBe(1 + new Set(held.filter((binding) => binding !== "DB")).size);
     expect(
       await t.db
         .select()
         .from(schools)
         .where(inArray(schools.id, [a.id, b.id])),
     ).toEqual([]);
-    expect(await owned(t, a.id)).toMatchObject({ roleUsers: 0, documents: 0, bulkProcesses: 0 });
+    expect(await owned(t, a.id, a.db)).toMatchObject({ roleUsers: 0, documents: 0, bulkProcesses: 0 });
     expect(await owned(t, NORTH)).toEqual(northBefore);
     expect(await owned(t, SOUTH)).toEqual(southBefore);
     const deletes = await t.db

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { remember } from "../src/db/shards";
-import { DEMO, type TestApp } from "./helpers";
+import { DEMO, makeTestApp, type TestApp } from "./helpers";
 
 export const SHARD = "DB_SHARD_1";
 
@@ -27,7 +27,9 @@ export async function copyToShard(table: string, id: number) {
  * the map row switched and the school's anchor row in its database (`anchor: false` leaves it out).
  */
 export async function schoolOnShard1(t: TestApp, name = "Shard One School", anchor = true): Promise<number> {
-  const res = await t.request("/api/v1/school", {
+  // Placed on DB (the platform's alone open to it), then moved: the move's own steps, anchor included or not.
+  const placing = makeTestApp({ clock: t.clock, config: { ...t.deps.config, newSchoolsOn: ["DB"] } });
+  const res = await placing.request("/api/v1/school", {
     method: "POST",
     token: await t.token(DEMO.superAdmin.id, {}, true),
     body: { name, timeZone: "America/Mexico_City", levels: ["elementary"] },

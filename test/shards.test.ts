@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Batch } from "../src/db/batch";
 import { placeSchool } from "../src/db/placement";
-import { OPEN_FOR_NEW_SCHOOLS } from "../src/db/shards";
+import { openForNewSchools } from "../src/db/shards";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { jobCtx } from "../src/lib/context";
 import { notify } from "../src/modules/notification/api";
@@ -76,30 +76,18 @@ describe("schools over two databases", () => {
 
   it("a new school is placed on the least-loaded database that takes new schools", async () => {
     const t = makeTestApp();
-    // Today only the platform database takes new schools (docs/scaling.md).
-    expect(OPEN_FOR_NEW_SCHOOLS).toEqual(["DB"]);
-    const res = await t.request("/api/v1/school", {
-      method: "POST",
-      token: await superAdmin(t),
-      body: { name: "Placed School", timeZone: "America/Mexico_City", levels: ["elementary"] },
-    });
-    expect(res.status).toBe(201);
-    const { id } = (await res.json()) as { id: number };
-    const placed = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(id).first();
-    expect(placed).toEqual({ binding: "DB" });
-
-    // With both open: the one with fewer schools (demo school 1 and the one above on DB, demo school 2 on the shard).
-    const at = t.clock.now().toISOString();
-    const place = async (name: string, open: string[]) => {
-      const row = await env.DB.prepare(
-        "INSERT INTO school (name, name_search, time_zone, levels, created_at, updated_at) VALUES (?, ?, 'UTC', '[]', ?, ?) RETURNING id",
-      )
-        .bind(name, name.toLowerCase(), at, at)
-        .first<{ id: number }>();
-      if (!row) throw new Error("no school");
-      await t.db.batch([placeSchool(t.db, row.id, at, open)]);
-      const m = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(row.id).first();
-      return (m as { binding: string }).binding;
+    const token = await superAdmin(t);
+    /** Creates a school through the API; its database by the map. */
+    const create = async (app: TestApp, name: string) => {
+      const res = await app.request("/api/v1/school", {
+        method: "POST",
+        token,
+        body: { name, timeZone: "America/Mexico_City", levels: ["elementary"] },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const { id } = (await res.json()) as { id: number };
+      const placed = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(id).first();
+      return { id, binding: (placed as { binding: string }).binding };
     };
     /** Schools on each database now (a school with no map row is on DB). */
     const loads = async () => {
@@ -111,6 +99,58 @@ describe("schools over two databases", () => {
         .first<{ db: number; shard: number }>();
       const counts: Record<string, number> = { DB: Number(row?.db ?? 0), [SHARD]: Number(row?.shard ?? 0) };
       return counts;
+    };
+    // Every database takes new schools by default, each going to the one with fewer schools (DB,
+    // the first listed, on a tie): they alternate once the two hold as many.
+    expect(openForNewSchools(t.deps)).toEqual(["DB", SHARD]);
+    const placed: { id: number; binding: string; name: string }[] = [];
+    for (const name of ["Placed A", "Placed B", "Placed C", "Placed D"]) {
+      const load = await loads();
+      const expected = (load[SHARD] ?? 0) < (load.DB ?? 0) ? SHARD : "DB";
+      const school = await create(t, name);
+      expect(school.binding, `${name} with ${JSON.stringify(load)}`).toBe(expected);
+      placed.push({ ...school, name });
+    }
+    expect(new Set(placed.map((p) => p.binding))).toEqual(new Set(["DB", SHARD]));
+
+    // A school placed on the shard works there from its first request: its anchor is there, its
+    // rows are written there and nowhere else, its administrator reads them.
+    const onShard = placed.find((p) => p.binding === SHARD) ?? { id: 0, name: "" };
+    expect(await env.DB_SHARD_1.prepare("SELECT name FROM school WHERE id = ?").bind(onShard.id).first()).toEqual({
+      name: onShard.name,
+    });
+    const family = await t.request("/api/v1/family", {
+      method: "POST",
+      token,
+      school: onShard.id,
+      body: { familyNumber: "PL-1", name: "Placed Family" },
+    });
+    expect(family.status, await family.clone().text()).toBe(201);
+    const rows = (db: D1Database) =>
+      db.prepare("SELECT count(*) AS n FROM family WHERE school_id = ?").bind(onShard.id).first<{ n: number }>();
+    expect(await rows(env.DB_SHARD_1)).toEqual({ n: 1 });
+    expect(await rows(env.DB)).toEqual({ n: 0 });
+    const read = await t.request("/api/v1/family", { token, school: onShard.id });
+    expect(((await read.json()) as { data: { name: string }[] }).data.map((f) => f.name)).toEqual(["Placed Family"]);
+
+    // A database left out of NEW_SCHOOLS_ON takes no new school, however empty.
+    const closed = makeTestApp({ config: { ...t.deps.config, newSchoolsOn: ["DB"] } });
+    expect(openForNewSchools(closed.deps)).toEqual(["DB"]);
+    expect((await create(closed, "Placed E")).binding).toBe("DB");
+    expect((await create(closed, "Placed F")).binding).toBe("DB");
+
+    // The least-loaded of the list given, whichever order: the first listed on a tie.
+    const at = t.clock.now().toISOString();
+    const place = async (name: string, open: string[]) => {
+      const row = await env.DB.prepare(
+        "INSERT INTO school (name, name_search, time_zone, levels, created_at, updated_at) VALUES (?, ?, 'UTC', '[]', ?, ?) RETURNING id",
+      )
+        .bind(name, name.toLowerCase(), at, at)
+        .first<{ id: number }>();
+      if (!row) throw new Error("no school");
+      await t.db.batch([placeSchool(t.db, row.id, at, open)]);
+      const m = await env.DB.prepare("SELECT binding FROM school_shard WHERE school_id = ?").bind(row.id).first();
+      return (m as { binding: string }).binding;
     };
     const picks: string[] = [];
     for (let i = 0; i < 6; i++) {

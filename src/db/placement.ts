@@ -6,16 +6,16 @@ import type { Deps } from "../deps";
 import type { Db } from "./client";
 import { bulkProcesses } from "./schema/bulk-process";
 import { schoolShards, schools } from "./schema/core";
-import { databaseNamed, OPEN_FOR_NEW_SCHOOLS, PLATFORM } from "./shards";
+import { databaseNamed, PLATFORM } from "./shards";
 import { type SQL, sql } from "./sql";
 import { columnList, inList, type Statement } from "./write";
 
 /**
  * The map row of a new school, in the batch that creates it: on the least-loaded database of
- * `open` (the count of schools each holds; the first listed on a tie). `school` is the new
- * school's id (an SQL expression in its batch).
+ * `open` (src/db/shards.ts `openForNewSchools`; by the count of schools each holds, the first
+ * listed on a tie). `school` is the new school's id (an SQL expression in its batch).
  */
-export function placeSchool(db: Db, school: number | SQL, at: string, open = OPEN_FOR_NEW_SCHOOLS) {
+export function placeSchool(db: Db, school: number | SQL, at: string, open: readonly string[]) {
   // A school with no map row is on the platform database.
   const load = sql`CASE WHEN b.value = ${PLATFORM}
       THEN (SELECT count(*) FROM school s WHERE s.id <> ${school} AND NOT EXISTS (SELECT 1 FROM school_shard m WHERE m.school_id = s.id AND m.binding <> ${PLATFORM}))

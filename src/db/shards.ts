@@ -22,12 +22,13 @@ import { sql } from "./sql";
 export const PLATFORM = "DB";
 
 /**
- * The databases a new school may be placed on. Only the platform database for now: a school's
- * verbs still read platform tables in the school's statements (docs/scaling.md, "The queries that
- * cross today"); once those read the school's copies, the other shards join this list and new
- * schools spread over them.
+ * The databases a new school may be placed on (src/db/placement.ts): those `NEW_SCHOOLS_ON` names
+ * (checked against the bindings when the Worker starts, src/index.ts), or else every database.
  */
-export const OPEN_FOR_NEW_SCHOOLS: readonly string[] = [PLATFORM];
+export function openForNewSchools(deps: Ctx["deps"]): string[] {
+  const chosen = deps.config.newSchoolsOn;
+  return chosen.length > 0 ? [...chosen] : databases(deps).map(([name]) => name);
+}
 
 /**
  * How long an isolate keeps what it read of a school's map row (milliseconds, by the deps' clock):

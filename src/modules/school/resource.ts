@@ -10,7 +10,7 @@ import { placeSchool } from "../../db/placement";
 import { columnsOf } from "../../db/query";
 import { Addresses, addresses } from "../../db/schema/address";
 import { Schools, schools } from "../../db/schema/core";
-import { otherDatabases, PLATFORM, shardOf } from "../../db/shards";
+import { openForNewSchools, otherDatabases, PLATFORM, shardOf } from "../../db/shards";
 import { eq, type SQL, sql } from "../../db/sql";
 import { inList } from "../../db/write";
 import { type Ctx, now } from "../../lib/context";
@@ -195,7 +195,7 @@ export const createSchool = schoolResource.create({
   }),
   values: (_ctx, { body }) => ({ ...body, levels: storeLevels(body.levels) }),
   // Its database: the least-loaded shard that takes new schools (docs/scaling.md "Shards").
-  also: (ctx, { id }) => [placeSchool(ctx.deps.db, id, now(ctx))],
+  also: (ctx, { id }) => [placeSchool(ctx.deps.db, id, now(ctx), openForNewSchools(ctx.deps))],
   summary: "Create a school (platform: school.write)",
   description:
     "Its address is an address of the new school: create it with POST /api/v1/address (X-School-Id: the new id), " +
