@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
+import SlowFirst from "./test/node/slow-first";
 
 // After everything else, one file at a time: the bundle's budgets and start-up timing (a loaded CPU
 // would skew it) and the Chromium tests (each starts wrangler dev and a browser; beside the workers
@@ -56,6 +57,8 @@ export default defineConfig(async () => {
       // Two files at a time: vitest's default on two cores is one (a core left for itself), but
       // a file waits on workerd and workerd on vitest, so two keep both cores busy.
       maxWorkers: 2,
+      // A fresh clone's first run: the slowest files first (test/node/slow-first.ts).
+      sequence: { sequencer: SlowFirst },
       outputFile: { json: ".vitest/report.json" },
       projects: [
         {
