@@ -16,6 +16,7 @@ import { s3Signer } from "../src/lib/s3";
 import { logSms } from "../src/lib/sms";
 import { signAccessToken } from "../src/lib/tokens";
 import { permissionCatalogue } from "../src/modules";
+import { bulkQueue } from "./bulk-settle";
 import { PushQueue } from "./push-queue";
 import { type AnswerDocument, assertAnswerShape } from "./response-schemas";
 
@@ -120,7 +121,7 @@ export function makeTestApp(
     // the test file.
     queues: {
       push: overrides.queues?.push ?? new PushQueue(),
-      bulk: overrides.queues?.bulk ?? env.BULK_QUEUE,
+      bulk: overrides.queues?.bulk ?? bulkQueue,
       webhook: overrides.queues?.webhook ?? new PushQueue("school-webhook"),
     },
   };

@@ -2,11 +2,11 @@
  * The inbox: each user's own notifications, newest first, in their language; read and unread,
  * delete one and all; nobody reads or changes another's. Preferences: the caller's own.
  */
-import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { notificationPreferences, notifications } from "../src/db/schema/notification";
+import { bulkQueue } from "./bulk-settle";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 import { member } from "./notification-kit";
 import { PushQueue } from "./push-queue";
@@ -30,7 +30,7 @@ type Inbox = {
 
 function app() {
   const push = new PushQueue();
-  const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+  const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
   return { t, push };
 }
 

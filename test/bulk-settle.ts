@@ -1,0 +1,60 @@
+/**
+ * The real bulk queue, counted (test/helpers.ts gives it to every test app): a message a test file
+ * sends is consumed by the Worker's queue handler in the background, and a consumer still running
+ * when its file ends (its log line, its import of the Worker) meets the file's runner closed
+ * ("EnvironmentTeardownError: Closing rpc while ... was pending"), or leaves the next file's
+ * messages waiting. test/setup.ts waits, when a file ends, until the Worker has consumed as many
+ * messages as the file sent (`settleBulk`).
+ */
+import { env } from "cloudflare:test";
+import type { QueueProducer } from "../src/deps";
+
+let sent = 0;
+let consumed = 0;
+let running = 0;
+let watching: Promise<void> | undefined;
+
+/** Counts the messages the Worker's queue handler consumes (its default export's `queue`, wrapped once). */
+function watchConsumer(): Promise<void> {
+  watching ??= (async () => {
+    // Imported when a file first sends, after its own imports and mocks (test/setup.ts).
+    const worker = (await import("../src/index")).default;
+    const queue = worker.queue.bind(worker);
+    worker.queue = async (batch, workerEnv) => {
+      running++;
+      try {
+        return await queue(batch, workerEnv);
+      } finally {
+        running--;
+        consumed += batch.messages.length;
+      }
+    };
+  })();
+  return watching;
+}
+
+/** `env.BULK_QUEUE`, its sends counted. */
+export const bulkQueue: QueueProducer = {
+  async send(body) {
+    await watchConsumer();
+    sent++;
+    return env.BULK_QUEUE.send(body);
+  },
+  async sendBatch(messages) {
+    await watchConsumer();
+    const list = [...messages];
+    sent += list.length;
+    return env.BULK_QUEUE.sendBatch(list);
+  },
+};
+
+/** Waits (up to `ms`) until the Worker has consumed as many bulk messages as this file sent, none running. */
+export async function settleBulk(ms = 10_000) {
+  const until = Date.now() + ms;
+  while ((consumed < sent || running > 0) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  // The next file counts its own (a message retried later may still add to its count).
+  sent = 0;
+  consumed = 0;
+}
