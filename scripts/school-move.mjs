@@ -12,6 +12,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { callApi } from "./api-call.mjs";
 
 const USAGE = "usage: npm run school:move -- <schoolId> <DB | DB_SHARD_n> [--url URL] [--token TOKEN]";
 const DEMO_SUPER_ADMIN = "+15550000001";
@@ -52,21 +53,15 @@ if (!token) {
 console.error(`Moving school ${school} to ${binding} through ${api} (its writes pause meanwhile)...`);
 let res;
 try {
-  res = await fetch(`${api}/api/v1/school/${school}/move`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ to: binding }),
+  res = await callApi(api, "POST", `/api/v1/school/${school}/move`, {
+    body: { to: binding },
+    token,
+    hint: "or give --url",
   });
 } catch (err) {
-  fail(`no API at ${api} (${err.cause?.code ?? err.message}). Start it with \`npm run dev\`, or give --url.`);
+  fail(err.message);
 }
-const text = await res.text();
-let data;
-try {
-  data = JSON.parse(text);
-} catch {
-  data = undefined;
-}
+const { data, text } = res;
 if (res.status !== 200) fail(`${res.status} ${data?.detail ?? text.slice(0, 300)}`);
 console.log(JSON.stringify(data, null, 2));
 if (!data.moved) console.error(`School ${school} was on ${binding} already: nothing moved.`);

@@ -3,6 +3,8 @@
 // It calls a running `npm run dev` server (API_URL, default http://localhost:8787) the way the app
 // does: send-verification-code, read the code from the development outbox, verify-code.
 // `--json` prints the whole session (accessToken, refreshToken, expiresIn, user).
+import { callApi } from "./api-call.mjs";
+
 const USAGE = "usage: npm run token -- <phone in E.164, e.g. +15550000002> [--json]";
 
 const args = process.argv.slice(2);
@@ -20,26 +22,11 @@ function fail(message) {
 }
 
 async function call(method, path, body) {
-  let res;
   try {
-    res = await fetch(`${api}${path}`, {
-      method,
-      headers: body ? { "content-type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    return await callApi(api, method, path, { body, hint: "or set API_URL to where it runs" });
   } catch (err) {
-    fail(
-      `no API at ${api} (${err.cause?.code ?? err.message}). Start it with \`npm run dev\`, or set API_URL to where it runs.`,
-    );
+    fail(err.message);
   }
-  const text = await res.text();
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = undefined;
-  }
-  return { status: res.status, headers: res.headers, data, text };
 }
 
 const problem = (r) => r.data?.detail ?? r.text.slice(0, 200);

@@ -8,10 +8,9 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
-import { verbatim } from "../src/lib/message";
-import { type Cell, xlsxStream } from "../src/lib/xlsx";
 import { DEMO, makeTestApp, recordingBulkQueue, type TestApp } from "./helpers";
 import { rowsOf, schoolOnShard1 } from "./shard-kit";
+import { FAMILY_COLUMNS, xlsx } from "./sheets";
 
 const NORTH = 1;
 const superAdmin = (t: TestApp) => t.token(DEMO.superAdmin.id, {}, true);
@@ -143,10 +142,6 @@ describe("user anchors on a shard", () => {
     const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: queue } });
     const token = await superAdmin(t);
     const school = await schoolOnShard1(t, `Anchored School ${++next}`);
-    const xlsx = async (columns: string[], rows: Cell[][]) =>
-      new Uint8Array(
-        await new Response(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows })).arrayBuffer(),
-      );
     const runImport = async (path: string, bytes: Uint8Array) => {
       const slug = `${school}/documents/anchors-${++next}.xlsx`;
       const doc = await t.request("/api/v1/documents", { method: "POST", token, school, body: { name: "File", slug } });
@@ -172,44 +167,25 @@ describe("user anchors on a shard", () => {
     expect(await userByPhone(env.DB_SHARD_1, DEMO.northTeacher.phone)).toBeNull();
     const family = await runImport(
       "/api/v1/family/upload-file",
-      await xlsx(
+      await xlsx(FAMILY_COLUMNS, [
         [
-          "Family number",
-          "Family name",
-          "Student id number",
-          "Student first name",
-          "Student last name",
-          "Level",
-          "Birth date",
-          "Parent 1 phone",
-          "Parent 1 first name",
-          "Parent 1 last name",
-          "Parent 1 relationship",
-          "Parent 2 phone",
-          "Parent 2 first name",
-          "Parent 2 last name",
-          "Parent 2 relationship",
+          "SF-1",
+          "Shard Family",
+          "SS-1",
+          "Sol",
+          "Fragmento",
+          "elementary",
+          null,
+          dad,
+          "Pablo",
+          "Fragmento",
+          "father",
+          DEMO.northTeacher.phone,
+          "Nora",
+          "Fragmento",
+          "mother",
         ],
-        [
-          [
-            "SF-1",
-            "Shard Family",
-            "SS-1",
-            "Sol",
-            "Fragmento",
-            "elementary",
-            null,
-            dad,
-            "Pablo",
-            "Fragmento",
-            "father",
-            DEMO.northTeacher.phone,
-            "Nora",
-            "Fragmento",
-            "mother",
-          ],
-        ],
-      ),
+      ]),
     );
     expect(family).toMatchObject({ status: "completed", errors: [] });
     const made = await userByPhone(env.DB, dad);

@@ -13,14 +13,10 @@ import { groupStudents, groups, groupTeachers } from "../src/db/schema/group";
 import { parents } from "../src/db/schema/parent";
 import { guardians, students } from "../src/db/schema/student";
 import worker from "../src/index";
-import { verbatim } from "../src/lib/message";
-import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
+import { type Cell, readXlsx } from "../src/lib/xlsx";
 import { auditShapeProblems } from "./audit-shape";
 import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
-
-const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
-const xlsx = (columns: string[], rows: Cell[][]) =>
-  bytesOf(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows }));
+import { FAMILY_COLUMNS, xlsx } from "./sheets";
 
 const { sent, queue: recordingQueue } = recordingBulkQueue();
 const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
@@ -84,23 +80,6 @@ async function runImport(path: string, bytes: Uint8Array) {
   return { process: await read(created.id), message };
 }
 
-const FAMILY_COLUMNS = [
-  "Family number",
-  "Family name",
-  "Student id number",
-  "Student first name",
-  "Student last name",
-  "Level",
-  "Birth date",
-  "Parent 1 phone",
-  "Parent 1 first name",
-  "Parent 1 last name",
-  "Parent 1 relationship",
-  "Parent 2 phone",
-  "Parent 2 first name",
-  "Parent 2 last name",
-  "Parent 2 relationship",
-];
 const GROUP_COLUMNS = ["Name", "Level", "School year", "Grade", "Teacher phones", "Student id numbers"];
 const phone = (i: number) => `+1555${String(8_000_000 + i).padStart(7, "0")}`;
 

@@ -13,15 +13,12 @@ import { teachers } from "../src/db/schema/teacher";
 import { schoolUsers } from "../src/db/schema/user";
 import worker from "../src/index";
 import { verbatim } from "../src/lib/message";
-import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows, xlsxStream } from "../src/lib/xlsx";
+import { type Cell, excelDate, READ_LIMITS, readXlsx, XlsxError, xlsxRows } from "../src/lib/xlsx";
 import { grantsOf } from "../src/modules";
 import { auditShapeProblems } from "./audit-shape";
 import { OPENPYXL_TEACHERS } from "./fixtures/openpyxl-teachers";
 import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
-
-const bytesOf = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
-const xlsx = (columns: string[], rows: Cell[][]) =>
-  bytesOf(xlsxStream({ name: verbatim("Sheet"), columns: columns.map(verbatim), rows }));
+import { xlsx } from "./sheets";
 
 /** A workbook written by hand: shared strings with rich text runs and a phonetic run, gaps. */
 function handMade(): Uint8Array {

@@ -11,14 +11,14 @@ import { auditLog } from "../src/db/schema/audit-log";
 import { routeStudentDays, routeStudents } from "../src/db/schema/transport";
 import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
-import { verbatim } from "../src/lib/message";
-import { type Cell, readXlsx, xlsxStream } from "../src/lib/xlsx";
+import { type Cell, readXlsx } from "../src/lib/xlsx";
 import { consumeBulkProcess } from "../src/modules/bulk-process/consumer";
 import { parseWeekdays } from "../src/modules/route-student/api";
 import { auditShapeProblems } from "./audit-shape";
 import { confirmedAbsence, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRider, makeRoute } from "./fixtures/modules/route-student";
 import { DEMO, makeTestApp } from "./helpers";
+import { xlsx as sheet } from "./sheets";
 
 const NORTH = 1;
 const sent: unknown[] = [];
@@ -34,10 +34,7 @@ const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } }
 const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
 
 const COLUMNS = ["Route", "Stop", "Student id number", "Weekdays"];
-const xlsx = async (rows: Cell[][], columns = COLUMNS) =>
-  new Uint8Array(
-    await new Response(xlsxStream({ name: verbatim("Riders"), columns: columns.map(verbatim), rows })).arrayBuffer(),
-  );
+const xlsx = (rows: Cell[][], columns = COLUMNS) => sheet(columns, rows, "Riders");
 
 type Process = {
   id: number;

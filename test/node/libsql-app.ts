@@ -3,6 +3,7 @@
  * test/node/libsql.test.ts checks queries on, and what `serveApp` puts behind a real HTTP port
  * (for scripts that call a running server, like scripts/token.mjs).
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,33 @@ import { DEVELOPMENT_VARS, PRODUCTION_VARS } from "../config-vars";
 import { diskAssets } from "./disk-assets";
 
 const root = new URL("../../", import.meta.url).pathname;
+
+/** The migrations' file names, in the order they apply. */
+export const MIGRATIONS = readdirSync(join(root, "migrations"))
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+
+/** `npm run db:migrate:libsql` with these settings (`LIBSQL_URL`, `LIBSQL_SHARD_<n>_URL`...), as an operator runs it. */
+export function runLibsqlMigrate(
+  settings: Record<string, string>,
+): Promise<{ status: number | null; out: string; err: string }> {
+  // Asynchronously: the libSQL server it talks to may answer from this process.
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/libsql-migrate.ts"], {
+      cwd: root,
+      env: { ...process.env, LIBSQL_AUTH_TOKEN: "", ...settings },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.on("close", (status) => resolve({ status, out, err }));
+  });
+}
 
 export class Clock {
   current = new Date("2026-11-23T15:00:00.000Z");

@@ -6,8 +6,7 @@
  * fails leaves nothing of itself; a URL that is no libSQL server is the configuration's 503 with a
  * log line naming the setting, not a 500.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -19,11 +18,7 @@ import worker from "../../src/index.libsql";
 import { DEVELOPMENT_VARS } from "../config-vars";
 import { diskAssets } from "./disk-assets";
 import { startHranaServer } from "./hrana-server";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MIGRATIONS = readdirSync(join(ROOT, "migrations"))
-  .filter((f) => f.endsWith(".sql"))
-  .sort();
+import { MIGRATIONS, runLibsqlMigrate } from "./libsql-app";
 
 let directory: string;
 let client: Client;
@@ -40,28 +35,6 @@ afterAll(async () => {
   client?.close();
   rmSync(directory, { recursive: true, force: true });
 });
-
-/**
- * `npm run db:migrate:libsql` with LIBSQL_URL set, as an operator runs it (asynchronously: the
- * libSQL server it talks to answers from this process).
- */
-function runMigrate(url: string): Promise<{ status: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/libsql-migrate.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, LIBSQL_URL: url, LIBSQL_AUTH_TOKEN: "" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.on("close", (status) => resolve({ status, out, err }));
-  });
-}
 
 /** The libSQL Worker's answer to a request, with the development settings and this LIBSQL_URL. */
 async function fetchWorker(path: string, url: string, init?: RequestInit) {
@@ -85,10 +58,10 @@ async function fetchWorker(path: string, url: string, init?: RequestInit) {
 
 describe("libSQL from an empty database to healthy", () => {
   it("applies every migration with one command, and nothing the second time", async () => {
-    const first = await runMigrate(server.url);
+    const first = await runLibsqlMigrate({ LIBSQL_URL: server.url });
     expect(first.status, first.err).toBe(0);
     expect(first.out).toContain(`Migrations: ${MIGRATIONS.length} applied; the database has all ${MIGRATIONS.length}`);
-    const again = await runMigrate(server.url);
+    const again = await runLibsqlMigrate({ LIBSQL_URL: server.url });
     expect(again.status, again.err).toBe(0);
     expect(again.out).toContain("Migrations: none to apply");
   }, 120_000);

@@ -8,8 +8,7 @@
  * reached makes health 503 naming it, a shard URL the Worker cannot use is the configuration's 503.
  */
 
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -24,12 +23,9 @@ import { signAccessToken } from "../../src/lib/tokens";
 import { DEVELOPMENT_VARS } from "../config-vars";
 import { diskAssets } from "./disk-assets";
 import { startHranaServer } from "./hrana-server";
-import { seedDemo } from "./libsql-app";
+import { MIGRATIONS, runLibsqlMigrate, seedDemo } from "./libsql-app";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const MIGRATIONS = readdirSync(join(ROOT, "migrations"))
-  .filter((f) => f.endsWith(".sql"))
-  .sort();
 const SECRET = "libsql-shards-secret-0123456789abcdef0123456789";
 /** The Worker's clock (development's `DEV_CLOCK`): tokens are signed at the same instant. */
 const NOW = "2026-11-23T15:00:00.000Z";
@@ -60,7 +56,7 @@ beforeAll(async () => {
   vi.stubGlobal("__LATEST_MIGRATION__", MIGRATIONS.at(-1));
   directory = mkdtempSync(join(tmpdir(), "libsql-shards-"));
   // Both databases migrated by `npm run db:migrate:libsql` with LIBSQL_SHARD_1_URL set.
-  migrated = await runMigrate({
+  migrated = await runLibsqlMigrate({
     LIBSQL_URL: `file:${join(directory, "platform.db")}`,
     LIBSQL_SHARD_1_URL: `file:${join(directory, "shard-1.db")}`,
   });
@@ -138,25 +134,6 @@ async function rowsOf(db: Client, school: number): Promise<Record<string, number
   return counts;
 }
 
-/** `npm run db:migrate:libsql` with these settings, as an operator runs it. */
-function runMigrate(settings: Record<string, string>): Promise<{ status: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/libsql-migrate.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, LIBSQL_AUTH_TOKEN: "", ...settings },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.on("close", (status) => resolve({ status, out, err }));
-  });
-}
-
 /** Each database's health entry, as the report lists them. */
 type Health = {
   status: string;
@@ -194,7 +171,7 @@ describe("libSQL shards", () => {
     expect(again[SHARD]?.applied).toEqual([]);
     expect(await floor()).toBeGreaterThanOrEqual(ID_SPAN);
     // A setting that names no shard: nothing migrated, the setting named.
-    const refused = await runMigrate({
+    const refused = await runLibsqlMigrate({
       LIBSQL_URL: `file:${join(directory, "platform.db")}`,
       LIBSQL_SHARD_0_URL: `file:${join(directory, "zero.db")}`,
     });

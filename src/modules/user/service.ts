@@ -355,6 +355,16 @@ export async function deleteMyAccount(ctx: Ctx) {
     unprocessable(
       m`You are the only administrator of school ${sole.map((s) => s.schoolId).join(", ")}; give another user the school-admin role first`,
     );
+  // Every membership of the person on `on`'s database ended, with its roles (audited) and delegations.
+  const membershipsEnd = (on: Ctx) => [
+    on.deps.db
+      .update(schoolUsers)
+      .set({ deletedAt: at, updatedAt: at })
+      .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
+    ...takenRoleAudits(on, mine),
+    ...RoleUsers.deleteEverySchool(on, mine),
+    ...Delegates.deleteEverySchool(on, eq(delegates.userId, id)),
+  ];
   // The schools on the other databases (docs/scaling.md "Shards", group F): one read each, first
   // (the batch's guard covers the platform database's schools); their memberships go after it.
   const shards = otherDatabases(ctx);
@@ -398,13 +408,7 @@ export async function deleteMyAccount(ctx: Ctx) {
         db.delete(deviceTokens).where(eq(deviceTokens.userId, id)),
         // The schools' copies of the person's name and email are personal data too.
         db.delete(schoolPeople).where(eq(schoolPeople.userId, id)),
-        db
-          .update(schoolUsers)
-          .set({ deletedAt: at, updatedAt: at })
-          .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
-        ...takenRoleAudits(ctx, mine),
-        ...RoleUsers.deleteEverySchool(ctx, mine),
-        ...Delegates.deleteEverySchool(ctx, eq(delegates.userId, id)),
+        ...membershipsEnd(ctx),
       )
       .mirrorUsers([id], { dropCopies: true })
       .commit();
@@ -415,21 +419,7 @@ export async function deleteMyAccount(ctx: Ctx) {
     throw notFound(m`User ${id} not found`);
   }
   // Every membership on the other databases removed with its roles and delegations: one batch each.
-  await Promise.all(
-    shards.map((on) =>
-      new Batch(on)
-        .add(
-          on.deps.db
-            .update(schoolUsers)
-            .set({ deletedAt: at, updatedAt: at })
-            .where(and(eq(schoolUsers.userId, id), isNull(schoolUsers.deletedAt))),
-          ...takenRoleAudits(on, mine),
-          ...RoleUsers.deleteEverySchool(on, mine),
-          ...Delegates.deleteEverySchool(on, eq(delegates.userId, id)),
-        )
-        .commit(),
-    ),
-  );
+  await Promise.all(shards.map((on) => new Batch(on).add(...membershipsEnd(on)).commit()));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -60,17 +60,21 @@ export const deadWebhook: Consumer = async (deps, message) => {
   const body = parse(message);
   if (!body) return;
   const ctx = jobCtx(deps, "webhook-delivery", body.schoolId);
-  const at = deps.clock.now().toISOString();
+  await failPending(ctx, body.deliveryId, deps.clock.now().toISOString());
+};
+
+/** A delivery still pending has failed (none that ended already changes). */
+function failPending(ctx: SchoolCtx, deliveryId: number, at: string) {
   // Through a batch: the school's database (docs/scaling.md "Shards"), not the platform's.
-  await new Batch(ctx)
+  return new Batch(ctx)
     .add(
-      deps.db
+      ctx.deps.db
         .update(d)
         .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
-        .where(WebhookDeliveries.where(ctx, eq(d.id, body.deliveryId), eq(d.status, "pending"))),
+        .where(WebhookDeliveries.where(ctx, eq(d.id, deliveryId), eq(d.status, "pending"))),
     )
     .commit();
-};
+}
 
 type Outcome = { statusCode: number | null; error: string | null; durationMs: number; ok: boolean };
 
@@ -153,17 +157,9 @@ export async function attempt(deps: Deps, message: WebhookQueueMessage, messageI
   );
   const [row] = (await batch.commit()).get(read);
   if (row?.status !== "pending") return; // deleted, or delivered / failed already: nothing twice
-  if (!row) return;
   if (row.claim !== claim) {
     if (row.endpointStatus !== "active") {
-      await new Batch(ctx)
-        .add(
-          deps.db
-            .update(d)
-            .set({ status: "failed", claim: null, nextAttemptAt: null, updatedAt: at })
-            .where(WebhookDeliveries.where(ctx, eq(d.id, row.id), eq(d.status, "pending"))),
-        )
-        .commit();
+      await failPending(ctx, row.id, at);
       return;
     }
     // Not due yet (an early copy of the message, or an attempt under way elsewhere): come back then.
