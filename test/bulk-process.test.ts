@@ -9,6 +9,7 @@ import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { handleQueue } from "../src/jobs/queue";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
+import { bulkState } from "./bulk-settle";
 import { FIXTURES } from "./fixtures";
 import { DEMO, makeTestApp, problem } from "./helpers";
 
@@ -429,7 +430,8 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
     await vi.waitFor(
       async () => {
         const row = await read(id);
-        expect(row.status).toBe("failed");
+        // What the Worker's queue handler saw, should the message never come (docs/architecture.md).
+        expect(row.status, `bulk queue ${JSON.stringify(bulkState())}`).toBe("failed");
         expect(row.errors).toEqual([{ row: 0, message: `Uploaded file ${doc.slug} not found in storage` }]);
       },
       { timeout: 25_000, interval: 500 },

@@ -48,6 +48,9 @@ export const bulkQueue: QueueProducer = {
   },
 };
 
+/** The counts so far (for a test's failure message: was the message sent, handed to the Worker, still running?). */
+export const bulkState = () => ({ sent, consumed, running });
+
 /** Waits (up to `ms`) until the Worker has consumed as many bulk messages as this file sent, none running. */
 export async function settleBulk(ms = 10_000) {
   const until = Date.now() + ms;
