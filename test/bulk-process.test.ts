@@ -431,7 +431,7 @@ describe("the bulk consumer (the Worker's queue handler)", () => {
       async () => {
         const row = await read(id);
         // What the Worker's queue handler saw, should the message never come (docs/architecture.md).
-        expect(row.status, `bulk queue ${JSON.stringify(bulkState())}`).toBe("failed");
+        expect(row.status, `bulk queue ${JSON.stringify(await bulkState())}`).toBe("failed");
         expect(row.errors).toEqual([{ row: 0, message: `Uploaded file ${doc.slug} not found in storage` }]);
       },
       { timeout: 25_000, interval: 500 },

@@ -7,7 +7,14 @@
  * messages as the file sent (`settleBulk`).
  */
 import { env } from "cloudflare:test";
+import { expect } from "vitest";
 import type { QueueProducer } from "../src/deps";
+
+/** One delivery the Worker's handler saw: the file it ran in, its message ids, when it started and ended (ms since the first). */
+type Delivery = { file: string; ids: string[]; start: number; end?: number; error?: string };
+// Kept across files (this module is loaded again for each): a file's failure can say what the files before it left running.
+const log = ((globalThis as { __bulkDeliveries?: Delivery[] }).__bulkDeliveries ??= []);
+const epoch = ((globalThis as { __bulkEpoch?: number }).__bulkEpoch ??= Date.now());
 
 let sent = 0;
 let consumed = 0;
@@ -22,9 +29,17 @@ function watchConsumer(): Promise<void> {
     const queue = worker.queue.bind(worker);
     worker.queue = async (batch, workerEnv) => {
       running++;
+      const file = (expect.getState().testPath ?? "").replace(/^.*\/test\//, "");
+      const delivery: Delivery = { file, ids: batch.messages.map((m) => m.id.slice(0, 8)), start: Date.now() - epoch };
+      log.push(delivery);
+      if (log.length > 12) log.shift();
       try {
         return await queue(batch, workerEnv);
+      } catch (error) {
+        delivery.error = String(error);
+        throw error;
       } finally {
+        delivery.end = Date.now() - epoch;
         running--;
         consumed += batch.messages.length;
       }
@@ -48,8 +63,19 @@ export const bulkQueue: QueueProducer = {
   },
 };
 
-/** The counts so far (for a test's failure message: was the message sent, handed to the Worker, still running?). */
-export const bulkState = () => ({ sent, consumed, running });
+/**
+ * For a test's failure message: this file's counts (was the message sent, handed to the Worker, still
+ * running?), the queue's backlog as its broker counts it (messages waiting, not the batch in flight),
+ * and the last deliveries of this and earlier files.
+ */
+export const bulkState = async () => ({
+  sent,
+  consumed,
+  running,
+  backlog: (await env.BULK_QUEUE.metrics()).backlogCount,
+  now: Date.now() - epoch,
+  deliveries: log,
+});
 
 /** Waits (up to `ms`) until the Worker has consumed as many bulk messages as this file sent, none running. */
 export async function settleBulk(ms = 10_000) {
