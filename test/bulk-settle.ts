@@ -13,8 +13,11 @@ import type { QueueProducer } from "../src/deps";
 /** One delivery the Worker's handler saw: the file it ran in, its message ids, when it started and ended (ms since the first). */
 type Delivery = { file: string; ids: string[]; start: number; end?: number; error?: string };
 // Kept across files (this module is loaded again for each): a file's failure can say what the files before it left running.
-const log = ((globalThis as { __bulkDeliveries?: Delivery[] }).__bulkDeliveries ??= []);
-const epoch = ((globalThis as { __bulkEpoch?: number }).__bulkEpoch ??= Date.now());
+const kept = globalThis as { __bulkDeliveries?: Delivery[]; __bulkEpoch?: number };
+kept.__bulkDeliveries ??= [];
+kept.__bulkEpoch ??= Date.now();
+const log = kept.__bulkDeliveries;
+const epoch = kept.__bulkEpoch;
 
 let sent = 0;
 let consumed = 0;
