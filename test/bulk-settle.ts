@@ -4,7 +4,10 @@
  * when its file ends (its log line, its import of the Worker) meets the file's runner closed
  * ("EnvironmentTeardownError: Closing rpc while ... was pending"), or leaves the next file's
  * messages waiting. test/setup.ts waits, when a file ends, until the Worker has consumed as many
- * messages as the file sent (`settleBulk`).
+ * messages as the file sent, and the queue holds none (`settleBulk`). Only the queue's own deliveries
+ * count: a test that hands the Worker a batch of its own (`worker.queue(createMessageBatch(...))`,
+ * ids like `import-5`) consumed nothing the queue still holds, and counting it let a file end while
+ * its real message was still to come.
  */
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
@@ -12,7 +15,7 @@ import type { QueueProducer } from "../src/deps";
 
 /** One delivery the Worker's handler saw: the file it ran in, its message ids, when it started and ended (ms since the first). */
 type Delivery = { file: string; ids: string[]; start: number; end?: number; error?: string };
-// Kept across files (this module is loaded again for each): a file's failure can say what the files before it left running.
+// On globalThis: a file that loads the modules again (a `vi.mock`) keeps the log of the files before it.
 const kept = globalThis as { __bulkDeliveries?: Delivery[]; __bulkEpoch?: number };
 kept.__bulkDeliveries ??= [];
 kept.__bulkEpoch ??= Date.now();
@@ -20,7 +23,9 @@ const log = kept.__bulkDeliveries;
 const epoch = kept.__bulkEpoch;
 
 let sent = 0;
-let consumed = 0;
+/** The queue's own messages the Worker consumed (Miniflare's ids: 16 random bytes in hex), each once: a redelivery is the same message. */
+const consumed = new Set<string>();
+const delivered = (id: string) => /^[0-9a-f]{32}$/.test(id);
 let running = 0;
 let watching: Promise<void> | undefined;
 
@@ -44,7 +49,7 @@ function watchConsumer(): Promise<void> {
       } finally {
         delivery.end = Date.now() - epoch;
         running--;
-        consumed += batch.messages.length;
+        for (const { id } of batch.messages) if (delivered(id)) consumed.add(id);
       }
     };
   })();
@@ -73,20 +78,25 @@ export const bulkQueue: QueueProducer = {
  */
 export const bulkState = async () => ({
   sent,
-  consumed,
+  consumed: consumed.size,
   running,
   backlog: (await env.BULK_QUEUE.metrics()).backlogCount,
   now: Date.now() - epoch,
   deliveries: log,
 });
 
-/** Waits (up to `ms`) until the Worker has consumed as many bulk messages as this file sent, none running. */
+/**
+ * Waits (up to `ms`) until the Worker has consumed every bulk message this file sent, none is running
+ * and the queue holds none; says so on stderr if it gave up (what the next file's bulk tests may meet).
+ */
 export async function settleBulk(ms = 10_000) {
   const until = Date.now() + ms;
-  while ((consumed < sent || running > 0) && Date.now() < until) {
+  const busy = async () => consumed.size < sent || running > 0 || (await env.BULK_QUEUE.metrics()).backlogCount > 0;
+  while ((await busy()) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  // The next file counts its own (a message retried later may still add to its count).
+  if (await busy()) console.warn(`bulk queue not settled at the end of the file: ${JSON.stringify(await bulkState())}`);
+  // The next file counts its own.
   sent = 0;
-  consumed = 0;
+  consumed.clear();
 }
