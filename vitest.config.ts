@@ -93,9 +93,7 @@ export default defineConfig(async () => {
                   MODEL_SEED: process.env.MODEL_SEED ?? "",
                 },
                 // The bulk queue delivers at once here (wrangler.toml waits up to 5 s to fill a batch):
-                // a message a test file sends is consumed while the file runs, not while its
-                // environment is torn down (where the consumer's module import finds the runner
-                // gone: "EnvironmentTeardownError: Closing rpc while resolve was pending").
+                // its end-to-end test (test/bulk-process.test.ts), the one sender, waits for it.
                 queueConsumers: {
                   "school-bulk": {
                     maxBatchSize: 5,

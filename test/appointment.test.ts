@@ -13,7 +13,6 @@ import { schoolHolidayCycles } from "../src/db/schema/holiday-cycle";
 import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { taskRecipients } from "../src/db/schema/task";
 import { teachers } from "../src/db/schema/teacher";
-import { bulkQueue } from "./bulk-settle";
 import { readJson } from "./fixture-kit";
 import { makeDelegate, makeFamily } from "./fixtures/modules/exit-permission";
 import { countingTestApp, DEMO, makeTestApp, problem, type TestApp } from "./helpers";
@@ -116,7 +115,7 @@ const book = (t: TestApp, slotId: number, body: Record<string, unknown>, token?:
 describe("setting a session up", () => {
   it("cuts windows into slots with breaks, publishes, sends the held task and tells its families", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const family = await makeFamily(t, NORTH);
     const [teacherA] = await twoTeachers(t);
     const { taskId, sessionId, slots } = await setUp(t, {
@@ -443,7 +442,7 @@ describe("who sees a session", () => {
 describe("the other guardian", () => {
   it("is told when one guardian books and when one cancels; the one who acted is not", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const a = await makeFamily(t, NORTH);
     const b = await makeFamily(t, NORTH, { studentId: a.studentId });
     const { slots } = await setUp(t, { studentIds: [a.studentId], windows: [{ start: "10:00", end: "10:30" }] });

@@ -6,7 +6,6 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { notificationPreferences, notifications } from "../src/db/schema/notification";
-import { bulkQueue } from "./bulk-settle";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 import { member } from "./notification-kit";
 import { PushQueue } from "./push-queue";
@@ -30,7 +29,7 @@ type Inbox = {
 
 function app() {
   const push = new PushQueue();
-  const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+  const t = makeTestApp({ queues: { push } });
   return { t, push };
 }
 

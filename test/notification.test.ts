@@ -17,7 +17,6 @@ import type { QueueProducer } from "../src/deps";
 import { jobCtx } from "../src/lib/context";
 import { notify } from "../src/modules/notification/api";
 import { sweepNotifications } from "../src/modules/notification/sweep";
-import { bulkQueue } from "./bulk-settle";
 import { makeTestApp, problem, type TestApp } from "./helpers";
 import { classWithFamilies, member, student } from "./notification-kit";
 import { PushQueue } from "./push-queue";
@@ -68,7 +67,7 @@ function recordingQueue(): QueueProducer & { sent: unknown[] } {
 describe("notify: the verb every feature sends through", () => {
   it("writes the notification in the caller's batch, counts its recipients once each, and dispatches after", async () => {
     const push = recordingQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const ctx = jobCtx(t.deps, "test", NORTH);
     const sending = notify(ctx, {
       category: "afternoon",
@@ -112,7 +111,7 @@ describe("notify: the verb every feature sends through", () => {
 
   it("a batch that fails writes no notification", async () => {
     const push = recordingQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const ctx = jobCtx(t.deps, "test", NORTH);
     const sending = notify(ctx, { category: "general", title: "Hello", body: "World", audience: { school: true } });
     const { guard } = await import("../src/db/write");
@@ -131,7 +130,7 @@ describe("notify: the verb every feature sends through", () => {
       send: () => Promise.reject(new Error("Queue send failed")),
       sendBatch: () => Promise.reject(new Error("Queue send failed")),
     };
-    const t = makeTestApp({ queues: { push: down, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push: down } });
     const ctx = jobCtx(t.deps, "test", NORTH);
     const sending = notify(ctx, { category: "general", title: "Hi", body: "There", audience: { users: [2] } });
     await new Batch(ctx).add(...sending.statements).commit();
@@ -142,7 +141,7 @@ describe("notify: the verb every feature sends through", () => {
 describe("sending to a group: the copies and pushes reach exactly its guardians", () => {
   it("one copy per guardian (siblings once), none for a muted guardianship; the answer counts them", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const klass = await classWithFamilies(t, NORTH);
     const admin = await t.token(2, { [NORTH]: "all" });
     const res = await t.request(`/api/v1/group/${klass.groupId}/notification`, {
@@ -173,7 +172,7 @@ describe("sending to a group: the copies and pushes reach exactly its guardians"
 
   it("another school's group is a 404 and nothing is sent; so is a group the teacher does not teach", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const south = await classWithFamilies(t, SOUTH);
     const admin = await t.token(2, { [NORTH]: "all" });
     const body = { title: "Hello", body: "There" };
@@ -224,7 +223,7 @@ describe("sending to a group: the copies and pushes reach exactly its guardians"
   });
 
   it("every part of an audience must be the school's: a role, a student or a member of another is a 404", async () => {
-    const t = makeTestApp({ queues: { push: new PushQueue(), bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push: new PushQueue() } });
     const admin = await t.token(2, { [NORTH]: "all" });
     const southStudent = await student(t, SOUTH);
     const southMember = await member(t, SOUTH);
@@ -254,7 +253,7 @@ describe("sending to a group: the copies and pushes reach exactly its guardians"
 describe("preferences and quiet hours", () => {
   it("push off: an inbox copy, no push; inbox off: a push, no inbox copy; an emergency ignores both", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const klass = await classWithFamilies(t, NORTH);
     const [a, b] = klass.guardians as [number, number, number];
     const save = async (user: number, body: object) => {
@@ -296,7 +295,7 @@ describe("preferences and quiet hours", () => {
 
   it("during quiet hours (the school's zone) a push waits until they end, then the sweep sends it; urgent ones go at once", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     // 15:00Z on 2026-11-23 is 10:00 in New York (EST), the zone the test gives the school.
     await t.db.update(schools).set({ timeZone: "America/New_York" }).where(eq(schools.id, NORTH));
     const klass = await classWithFamilies(t, NORTH);
@@ -351,7 +350,7 @@ describe("preferences and quiet hours", () => {
 describe("a copy deleted while its push waits", () => {
   it("is not pushed when the quiet hours end", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     await t.db.update(schools).set({ timeZone: "America/New_York" }).where(eq(schools.id, NORTH));
     const klass = await classWithFamilies(t, NORTH);
     const [quiet] = klass.guardians as [number];
@@ -386,7 +385,7 @@ describe("a copy deleted while its push waits", () => {
 describe("a school with the notifications module off", () => {
   it("delivers nothing but emergencies", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: bulkQueue } });
+    const t = makeTestApp({ queues: { push } });
     const klass = await classWithFamilies(t, SOUTH);
     const { applicationModules, schoolModules } = await import("../src/db/schema/application-module");
     const [module] = await t.db

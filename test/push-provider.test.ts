@@ -3,7 +3,6 @@
  * stand-in's Instance ID API: sync a role, read a member's provider state, clean the topics of
  * the school and of schools that are gone. And the log provider's outbox in development.
  */
-import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
@@ -21,7 +20,7 @@ const SOUTH = 2;
 const endpoint = inject("fcmEndpoint");
 
 function fcmApp() {
-  const t = makeTestApp({ queues: { push: new PushQueue(), bulk: env.BULK_QUEUE } });
+  const t = makeTestApp({ queues: { push: new PushQueue() } });
   const account = JSON.parse(inject("fcmServiceAccount"));
   Object.assign(t.deps, { push: fcmPush({ account, baseUrl: endpoint, iidBaseUrl: endpoint }, t.clock) });
   return t;
@@ -180,7 +179,7 @@ describe("clean tenants", () => {
 
 describe("the log provider (development)", () => {
   it("keeps topic changes in the push outbox, readable by topic", async () => {
-    const t = makeTestApp({ queues: { push: new PushQueue(), bulk: env.BULK_QUEUE } });
+    const t = makeTestApp({ queues: { push: new PushQueue() } });
     const parent = await member(t, NORTH);
     const token = await device(t, parent);
     expect(

@@ -10,7 +10,6 @@ import { afterAll, expect, vi } from "vitest";
 import { demoSeedFor } from "../src/db/demo-today";
 import { loadIsolateData } from "../src/lib/isolate-data";
 import { loadPdfData } from "../src/lib/pdf-lib/binary-trie";
-import { settleBulk } from "./bulk-settle";
 import { freshStorage } from "./fresh-storage";
 
 // The Spanish catalogue and the phone metadata, from the static assets as the Worker reads them
@@ -22,8 +21,6 @@ await freshStorage(env.DEMO_TODAY ? demoSeedFor(env.TEST_SEED, new Date(env.DEMO
 // Imported when the file ends, not here: a test file that mocks a module of the data layer
 // (test/render-walk.test.ts) must be the first to load it.
 afterAll(async () => {
-  // The bulk messages this file sent, consumed before its runner closes (test/bulk-settle.ts).
-  await settleBulk();
   vi.restoreAllMocks();
   const { staleSearchCopies } = await import("./search-copies");
   expect(await staleSearchCopies(), "search copies that are not the fold of their column").toEqual([]);

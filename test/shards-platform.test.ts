@@ -242,7 +242,7 @@ describe("the audit trail across schools", () => {
 describe("pushes of a school on the shard", () => {
   it("reach the device registered in the platform database, and drop a device gone since", async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const t = makeTestApp({ queues: { push } });
     const school = await schoolOnShard1(t, "Pushing School");
     await copyToShard("user", DEMO.superAdmin.id);
     await memberOnShard(school, DEMO.northParent.id, PARENT_ROLE);

@@ -5,7 +5,6 @@
  * sees what, the detail, reminders now and scheduled (the sweep runs twice and sends once), deletion
  * with a reason, the held task of an appointment, the public page, and the notices people get.
  */
-import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { schoolModules } from "../src/db/schema/application-module";
@@ -47,7 +46,7 @@ type Task = {
 
 function app() {
   const push = new PushQueue();
-  const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+  const t = makeTestApp({ queues: { push } });
   return { t, push };
 }
 
