@@ -4,7 +4,6 @@
  * on demand. And the queue's promises: retries with backoff, the dead-letter queue, a message
  * delivered twice, two deliveries at once, the sweep for what was never dispatched, many chunks.
  */
-import { env } from "cloudflare:test";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { Batch } from "../src/db/batch";
@@ -29,7 +28,7 @@ const endpoint = inject("fcmEndpoint");
 /** An app whose pushes go to the FCM stand-in, with its push queue in the test's hands. */
 function fcmApp() {
   const push = new PushQueue();
-  const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+  const t = makeTestApp({ queues: { push } });
   const provider = fcmPush(
     { account: JSON.parse(inject("fcmServiceAccount")), baseUrl: endpoint, iidBaseUrl: endpoint },
     t.clock,
@@ -226,7 +225,7 @@ describe("the sweep and large audiences", () => {
       sendBatch: () => Promise.reject(new Error("Queue send failed")),
     };
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push: down, bulk: env.BULK_QUEUE } });
+    const t = makeTestApp({ queues: { push: down } });
     const klass = await classWithFamilies(t, NORTH);
     const ctx = jobCtx(t.deps, "test", NORTH);
     const sending = notify(ctx, {
@@ -258,7 +257,7 @@ describe("the sweep and large audiences", () => {
 
   it(`more recipients than a chunk (${CHUNK}): every one once, in several messages`, async () => {
     const push = new PushQueue();
-    const t = makeTestApp({ queues: { push, bulk: env.BULK_QUEUE } });
+    const t = makeTestApp({ queues: { push } });
     const at = t.clock.now().toISOString();
     const [role] = await t.db
       .insert(roles)

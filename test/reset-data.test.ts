@@ -3,7 +3,6 @@
  * only for the super-admin, only with the confirmation phrase; then every school's data, every user
  * but the super-admins and the push provider's topics are gone, and the audit trail records it.
  */
-import { env } from "cloudflare:test";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
@@ -46,7 +45,7 @@ describe("DELETE /api/v1/reset-data", () => {
     const push = new PushQueue();
     const t = makeTestApp({
       config: configWith({ RESET_DATA_ENABLED: "true" }),
-      queues: { push, bulk: env.BULK_QUEUE },
+      queues: { push },
     });
     // A member with a device subscribed to the school's parent topic.
     const parent = await member(t, 1);
