@@ -139,7 +139,7 @@ describe("user anchors on a shard", () => {
 
   it("a family import and a people import on a shard: users made in DB, anchored, the lists read on the shard", async () => {
     const { sent, queue } = recordingBulkQueue();
-    const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: queue } });
+    const t = makeTestApp({ queues: { bulk: queue } });
     const token = await superAdmin(t);
     const school = await schoolOnShard1(t, `Anchored School ${++next}`);
     const runImport = async (path: string, bytes: Uint8Array) => {

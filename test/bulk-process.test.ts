@@ -10,27 +10,19 @@ import worker from "../src/index";
 import { handleQueue } from "../src/jobs/queue";
 import { sweepBulkProcesses } from "../src/modules/bulk-process/service";
 import { FIXTURES } from "./fixtures";
-import { DEMO, makeTestApp, problem } from "./helpers";
+import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 const path = "/api/v1/bulk-process";
 
 /** The bulk queue as the API sees it, recording what was sent (the consumer is run by hand). */
-const sent: unknown[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body);
-  },
-};
+const { sent, queue: recordingQueue } = recordingBulkQueue();
 const downQueue: QueueProducer = {
   send: () => Promise.reject(new Error("Queue send failed: internal error")),
   sendBatch: () => Promise.reject(new Error("Queue send failed: internal error")),
 };
 
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
-const down = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: downQueue } });
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
+const down = makeTestApp({ queues: { bulk: downQueue } });
 
 type Process = {
   id: number;

@@ -20,13 +20,12 @@ import { bulkProcesses } from "../src/db/schema/bulk-process";
 import { roleUsers, users } from "../src/db/schema/core";
 import { cronHistory } from "../src/db/schema/jobs";
 import { teachers } from "../src/db/schema/teacher";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { verbatim } from "../src/lib/message";
 import { xlsxStream } from "../src/lib/xlsx";
 import { FIXTURES, type Fixture } from "./fixtures";
-import { DEMO, failingD1, makeTestApp, problem } from "./helpers";
+import { DEMO, failingD1, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 /** D1's error texts (developers.cloudflare.com/d1/observability/debug-d1, and local D1's SQLite errors). */
 const LOCKED = "D1_ERROR: database is locked: SQLITE_BUSY";
@@ -36,16 +35,8 @@ const OVERLOADED = "D1_ERROR: D1 DB is overloaded. Too many requests queued.";
 
 const isInsert = (into: string) => (q: string) => q.includes(`insert into "${into}"`);
 
-const sent: unknown[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body);
-  },
-};
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
+const { sent, queue: recordingQueue } = recordingBulkQueue();
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
 
 /** The app on the same local D1, through a binding that fails as `fault` says. */
 function appFailing(fault: Parameters<typeof failingD1>[1]) {

@@ -19,7 +19,7 @@ import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 import { FAMILY_COLUMNS, xlsx } from "./sheets";
 
 const { sent, queue: recordingQueue } = recordingBulkQueue();
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
 
 type Process = {
   id: number;

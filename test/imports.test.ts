@@ -315,7 +315,7 @@ describe("the .xlsx reader", () => {
 // --- The pipeline ---------------------------------------------------------------------------------
 
 const { sent, queue: recordingQueue } = recordingBulkQueue();
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
 
 type Process = {
   id: number;

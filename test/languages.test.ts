@@ -22,22 +22,12 @@ import { readXlsx, xlsxStream } from "../src/lib/xlsx";
 import { fixturePhone, readJson } from "./fixture-kit";
 import { makeFamily, parentToken } from "./fixtures/modules/exit-permission";
 import { makeArticle } from "./fixtures/modules/lost-article";
-import { DEMO, makeTestApp, PERMISSION_NAMES, permissionId } from "./helpers";
+import { DEMO, makeTestApp, PERMISSION_NAMES, permissionId, recordingBulkQueue } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
-const sent: unknown[] = [];
-const t = makeTestApp({
-  queues: {
-    push: env.PUSH_QUEUE,
-    bulk: {
-      send: async (body) => {
-        sent.push(body);
-      },
-      sendBatch: async () => {},
-    },
-  },
-});
+const { sent, queue: bulk } = recordingBulkQueue();
+const t = makeTestApp({ queues: { bulk } });
 
 type Problem = {
   title: string;

@@ -6,23 +6,16 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { readXlsx, XLSX_TYPE } from "../src/lib/xlsx";
-import { DEMO, makeTestApp } from "./helpers";
+import { DEMO, makeTestApp, recordingBulkQueue } from "./helpers";
 
 const sample = Uint8Array.from(atob(env.TEST_SAMPLE_TEACHERS), (c) => c.charCodeAt(0));
 
 describe("the README's import walk-through", () => {
   it("template, signed upload, start, progress and per-row errors, on docs/samples/teachers.xlsx", async () => {
-    const sent: unknown[] = [];
-    const bulk: QueueProducer = {
-      send: async (body) => {
-        sent.push(body);
-      },
-      sendBatch: async () => undefined,
-    };
-    const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk } });
+    const { sent, queue: bulk } = recordingBulkQueue();
+    const t = makeTestApp({ queues: { bulk } });
     // ACCESS_TOKEN=$(npm run -s token -- +15550000002): the school admin of school 1, signed in by code.
     const { accessToken } = await t.signIn(DEMO.northAdmin.phone);
     const auth = { token: accessToken, school: 1 };

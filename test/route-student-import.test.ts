@@ -9,7 +9,6 @@ import { and, eq, gt } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema/audit-log";
 import { routeStudentDays, routeStudents } from "../src/db/schema/transport";
-import type { QueueProducer } from "../src/deps";
 import worker from "../src/index";
 import { type Cell, readXlsx } from "../src/lib/xlsx";
 import { consumeBulkProcess } from "../src/modules/bulk-process/consumer";
@@ -17,20 +16,12 @@ import { parseWeekdays } from "../src/modules/route-student/api";
 import { auditShapeProblems } from "./audit-shape";
 import { confirmedAbsence, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRider, makeRoute } from "./fixtures/modules/route-student";
-import { DEMO, makeTestApp } from "./helpers";
+import { DEMO, makeTestApp, recordingBulkQueue } from "./helpers";
 import { xlsx as sheet } from "./sheets";
 
 const NORTH = 1;
-const sent: unknown[] = [];
-const recordingQueue: QueueProducer = {
-  send: async (body) => {
-    sent.push(body);
-  },
-  sendBatch: async (messages) => {
-    for (const m of messages) sent.push(m.body);
-  },
-};
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
+const { sent, queue: recordingQueue } = recordingBulkQueue();
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
 const admin = () => t.token(DEMO.northAdmin.id, { [NORTH]: "all" });
 
 const COLUMNS = ["Route", "Stop", "Student id number", "Weekdays"];

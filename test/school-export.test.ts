@@ -14,7 +14,7 @@ import worker from "../src/index";
 import { DEMO, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 const { sent, queue: recordingQueue } = recordingBulkQueue();
-const t = makeTestApp({ queues: { push: env.PUSH_QUEUE, bulk: recordingQueue } });
+const t = makeTestApp({ queues: { bulk: recordingQueue } });
 
 type Export = {
   id: number;
