@@ -6,10 +6,16 @@
  * (503 with Retry-After; reads and other schools go on); a failure midway leaves it where it was.
  */
 import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { exitPermissions } from "../src/db/schema/exit-permission";
+import { taskReminders } from "../src/db/schema/task";
 import { forgetSchool, MAP_TTL_MS } from "../src/db/shards";
+import { generateFixedExitPermissions } from "../src/modules/exit-permission/fixed";
+import { sendDueReminders } from "../src/modules/task/reminders";
+import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { freshStorage } from "./fresh-storage";
-import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
+import { DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -299,5 +305,99 @@ describe("moving a school between databases", () => {
     expect((await move(t, SHARD, 999_999)).status).toBe(404);
     // Not paused (the demo schools have no map row: a school without one is on DB).
     expect((await mapRow())?.paused_until ?? null).toBeNull();
+  });
+});
+
+describe("the jobs while a school of their database is paused for a move", () => {
+  beforeAll(async () => {
+    // Both demo schools on `DB`, as above: each job's one run goes over both.
+    await freshStorage(env.TEST_SEED.replace(/^ {2}\(2, 'DB_SHARD_1', /m, "  (2, 'DB', "));
+  });
+
+  const pause = async (paused: boolean, t: TestApp) => {
+    const until = paused ? new Date(t.clock.now().getTime() + 3_600_000).toISOString() : null;
+    await env.DB.prepare("UPDATE school_shard SET paused_until = ? WHERE school_id = 2").bind(until).run();
+    forgetSchool(SOUTH);
+  };
+
+  it("the daily fixed permissions: the other schools' days are made, the paused school's at the next run", async () => {
+    const t = makeTestApp();
+    const fixedFor = async (school: number) => {
+      const family = await makeFamily(t, school);
+      const res = await t.request("/api/v1/exit-permission/fixed/auto-pickup", {
+        method: "POST",
+        token: await parentToken(t, family, school),
+        school,
+        body: {
+          studentId: family.studentId,
+          weekdays: [1, 2, 3, 4, 5],
+          fromDate: schoolDate(t),
+          untilDate: "2027-06-30",
+        },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return async () =>
+        (await t.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId))).length;
+    };
+    const north = await fixedFor(NORTH);
+    const south = await fixedFor(SOUTH);
+    const [northBefore, southBefore] = [await north(), await south()];
+    expect(northBefore).toBeGreaterThan(0);
+    expect(southBefore).toBeGreaterThan(0);
+    // Two weeks on, the job makes two more weeks of days.
+    t.clock.advance(14 * 86_400);
+    await pause(true, t);
+    try {
+      await generateFixedExitPermissions(t.deps);
+      expect(await north(), "the other school's days, made").toBeGreaterThan(northBefore);
+      expect(await south(), "the paused school's, not").toBe(southBefore);
+    } finally {
+      await pause(false, t);
+    }
+    await generateFixedExitPermissions(t.deps);
+    expect(await south()).toBeGreaterThan(southBefore);
+  });
+
+  it("task reminders: the other schools' go out, and the run names the paused school, whose go at the next run", async () => {
+    const t = makeTestApp();
+    const reminderIn = async (school: number, staff: number) => {
+      const token = await t.token(staff, { [school]: "all" });
+      await setModule(t, school, "tasks", true);
+      const family = await makeFamily(t, school);
+      const task = await t.request("/api/v1/pending", {
+        method: "POST",
+        token,
+        school,
+        body: { title: "Sign the trip form", studentIds: [family.studentId] },
+      });
+      expect(task.status, await task.clone().text()).toBe(201);
+      const sendAt = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
+      const res = await t.request("/api/v1/pending-reminder", {
+        method: "POST",
+        token,
+        school,
+        body: { taskId: ((await task.json()) as { id: number }).id, sendAt },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const { id } = (await res.json()) as { id: number };
+      return async () => (await t.db.select().from(taskReminders).where(eq(taskReminders.id, id)))[0]?.status;
+    };
+    // The paused school's reminder is due first: the run meets it before the other school's.
+    const south = await reminderIn(SOUTH, DEMO.southAdmin.id);
+    t.clock.advance(60);
+    const north = await reminderIn(NORTH, DEMO.northAdmin.id);
+    t.clock.advance(2 * 3600);
+    await pause(true, t);
+    try {
+      await expect(sendDueReminders(t.deps)).rejects.toThrow(
+        /^not done for school 2 \(School 2 is moving to another database[^)]*\): the next run does it$/,
+      );
+      expect(await north(), "the other school's reminder").toBe("sent");
+      expect(await south(), "the paused school's").toBe("scheduled");
+    } finally {
+      await pause(false, t);
+    }
+    await sendDueReminders(t.deps);
+    expect(await south()).toBe("sent");
   });
 });

@@ -7,6 +7,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { eq, type SQL } from "../db/sql";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
+import { errorFields, log } from "./log";
 import type { Message } from "./message";
 
 /**
@@ -164,6 +165,34 @@ export function jobCtx(deps: Deps, name: string, schoolId: number | null = null)
     can: everything,
     requestId: null,
   };
+}
+
+/**
+ * A job's work school by school (or row by row, each of a school), each in the job's context in
+ * that school: one school's failure (its database unavailable, the school paused for a move, a
+ * fault of its data) is logged and the others go on. The failures are thrown together at the end,
+ * so the run is recorded failed, naming the schools the next run will do.
+ */
+export async function forEachSchool<T extends { schoolId: number }>(
+  deps: Deps,
+  name: string,
+  items: readonly T[],
+  work: (ctx: JobCtx<number>, item: T) => Promise<void>,
+): Promise<void> {
+  const failed: string[] = [];
+  for (const item of items) {
+    try {
+      await work(jobCtx(deps, name, item.schoolId), item);
+    } catch (err) {
+      log.error("a job's work in a school failed; the others go on", {
+        job: name,
+        schoolId: item.schoolId,
+        ...errorFields(err),
+      });
+      failed.push(`school ${item.schoolId} (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+  if (failed.length > 0) throw new Error(`not done for ${failed.join("; ")}: the next run does it`);
 }
 
 /** The context of an import (a bulk process) run by the queue consumer in its school. */

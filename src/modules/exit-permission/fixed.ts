@@ -22,7 +22,7 @@ import { ScheduleConfigurations, scheduleConfigurations } from "../../db/schema/
 import { and, asc, eq, gte, isNull, lt, ne, or, type SQL, sql } from "../../db/sql";
 import { guard, inList, type Statement } from "../../db/write";
 import type { Deps } from "../../deps";
-import { type Ctx, jobCtx, type SchoolCtx } from "../../lib/context";
+import { type Ctx, forEachSchool, jobCtx, type SchoolCtx } from "../../lib/context";
 import { ApiError, badRequest, notFound, unprocessable } from "../../lib/errors";
 import { withLanguage } from "../../lib/language";
 import { type Message, m, zodMessage } from "../../lib/message";
@@ -495,9 +495,8 @@ export async function generateFixedExitPermissions(deps: Deps): Promise<string> 
     );
   let made = 0;
   // A job has no request: what it writes (a decision's reason) is in each school's language.
-  for (const { schoolId, language } of rows) {
-    const job = jobCtx(deps, "generate-fixed-exit-permissions", schoolId);
+  await forEachSchool(deps, "generate-fixed-exit-permissions", rows, async (job, { language }) => {
     made += await withLanguage(language, () => generateFor(job));
-  }
+  });
   return `${made} exit permissions made for ${rows.length} schools`;
 }

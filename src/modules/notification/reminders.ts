@@ -9,7 +9,7 @@ import { asc, eq, lte, sql } from "../../db/sql";
 import type { Data, RecordTable } from "../../db/table";
 import type { Deps } from "../../deps";
 import type { AppModuleKey } from "../../lib/app-modules";
-import { jobCtx, type SchoolCtx } from "../../lib/context";
+import { forEachSchool, jobCtx, type SchoolCtx } from "../../lib/context";
 import { moduleOn } from "../application-module/api";
 
 /** A reminders table: a status (`scheduled` until sent), when it is due, the record it is about. */
@@ -48,9 +48,9 @@ export async function sweepReminders<T extends ReminderTable, O extends string>(
     .limit(spec.perRun ?? 50)
     .all();
   const counts = new Map<O, number>();
-  for (const r of due) {
-    const outcome = await spec.send(jobCtx(deps, spec.job, r.schoolId), r.id, r.about);
+  await forEachSchool(deps, spec.job, due, async (ctx, r) => {
+    const outcome = await spec.send(ctx, r.id, r.about);
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
-  }
+  });
   return counts;
 }
