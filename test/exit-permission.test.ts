@@ -11,7 +11,7 @@ import { schoolConfigurations } from "../src/db/schema/school-configuration";
 import { students } from "../src/db/schema/student";
 import { routeAvailabilities, routeAvailabilityStudents } from "../src/db/schema/transport";
 import { readJson } from "./fixture-kit";
-import { type Family, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
+import { type Family, fixedAutoPickup, makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
 import { makeRoute, makeStudents } from "./fixtures/modules/route-availability";
 import { countingTestApp, DEMO, makeTestApp, setModule, type TestApp } from "./helpers";
 
@@ -395,22 +395,7 @@ describe("fixed permissions", () => {
 describe("fixed permissions where the school has exit permissions switched off", () => {
   it("the daily job makes no days ahead for it until they are on again", async () => {
     const own = makeTestApp();
-    const family = await makeFamily(own, NORTH);
-    const token = await parentToken(own, family, NORTH);
-    const res = await own.request(`${P}/fixed/auto-pickup`, {
-      method: "POST",
-      token,
-      school: NORTH,
-      body: {
-        studentId: family.studentId,
-        weekdays: [1, 2, 3, 4, 5],
-        fromDate: schoolDate(own),
-        untilDate: "2027-06-30",
-      },
-    });
-    expect(res.status, await res.clone().text()).toBe(201);
-    const made = async () =>
-      (await own.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId))).length;
+    const { days: made } = await fixedAutoPickup(own, NORTH);
     const before = await made();
     expect(before).toBeGreaterThan(0);
     // Two weeks on, the job would make two more weeks of days.

@@ -8,12 +8,11 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { exitPermissions } from "../src/db/schema/exit-permission";
 import { taskReminders } from "../src/db/schema/task";
 import { forgetSchool, MAP_TTL_MS } from "../src/db/shards";
 import { generateFixedExitPermissions } from "../src/modules/exit-permission/fixed";
 import { sendDueReminders } from "../src/modules/task/reminders";
-import { makeFamily, parentToken, schoolDate } from "./fixtures/modules/exit-permission";
+import { fixedAutoPickup, makeFamily } from "./fixtures/modules/exit-permission";
 import { freshStorage } from "./fresh-storage";
 import { DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
 
@@ -322,25 +321,8 @@ describe("the jobs while a school of their database is paused for a move", () =>
 
   it("the daily fixed permissions: the other schools' days are made, the paused school's at the next run", async () => {
     const t = makeTestApp();
-    const fixedFor = async (school: number) => {
-      const family = await makeFamily(t, school);
-      const res = await t.request("/api/v1/exit-permission/fixed/auto-pickup", {
-        method: "POST",
-        token: await parentToken(t, family, school),
-        school,
-        body: {
-          studentId: family.studentId,
-          weekdays: [1, 2, 3, 4, 5],
-          fromDate: schoolDate(t),
-          untilDate: "2027-06-30",
-        },
-      });
-      expect(res.status, await res.clone().text()).toBe(201);
-      return async () =>
-        (await t.db.select().from(exitPermissions).where(eq(exitPermissions.studentId, family.studentId))).length;
-    };
-    const north = await fixedFor(NORTH);
-    const south = await fixedFor(SOUTH);
+    const north = (await fixedAutoPickup(t, NORTH)).days;
+    const south = (await fixedAutoPickup(t, SOUTH)).days;
     const [northBefore, southBefore] = [await north(), await south()];
     expect(northBefore).toBeGreaterThan(0);
     expect(southBefore).toBeGreaterThan(0);
