@@ -19,12 +19,14 @@ import { auditLog } from "../src/db/schema/audit-log";
 import { bulkProcesses } from "../src/db/schema/bulk-process";
 import { roleUsers, users } from "../src/db/schema/core";
 import { cronHistory } from "../src/db/schema/jobs";
+import { taskReminders } from "../src/db/schema/task";
 import { teachers } from "../src/db/schema/teacher";
 import worker from "../src/index";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { verbatim } from "../src/lib/message";
 import { xlsxStream } from "../src/lib/xlsx";
 import { FIXTURES, type Fixture } from "./fixtures";
+import { makeFamily } from "./fixtures/modules/exit-permission";
 import { DEMO, failingD1, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 /** D1's error texts (developers.cloudflare.com/d1/observability/debug-d1, and local D1's SQLite errors). */
@@ -454,6 +456,40 @@ describe("cron runs", () => {
     expect((await runs(since)).find((r) => r.job === "sweep-bulk-processes")?.detail).toBe(
       "The database is unavailable (the connection to the database was lost)",
     );
+  });
+
+  it("a school's reminder that meets the database unavailable: the run is recorded failed naming the school and the hiccup; the reminder goes at the next run", async () => {
+    const family = await makeFamily(t, 1);
+    const task = await t.request("/api/v1/pending", {
+      method: "POST",
+      token: north,
+      school: 1,
+      body: { title: "Bring the permission slip", studentIds: [family.studentId] },
+    });
+    expect(task.status, await task.clone().text()).toBe(201);
+    const sendAt = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    const reminder = await t.request("/api/v1/pending-reminder", {
+      method: "POST",
+      token: north,
+      school: 1,
+      body: { taskId: ((await task.json()) as { id: number }).id, sendAt },
+    });
+    expect(reminder.status, await reminder.clone().text()).toBe(201);
+    t.clock.advance(120);
+    const since = await lastRun();
+    const failing = failingD1(env.DB, { text: CONNECTION_LOST, when: (q) => q.includes('update "task_reminder"') });
+    await runScheduled({ ...t.deps, db: d1(failing.db) }, CRON);
+    const run = (await runs(since)).find((r) => r.job === "send-task-reminders" && r.status === "failed");
+    expect(run?.detail).toBe(
+      "not done for school 1 (The database is unavailable (the connection to the database was lost)): the next run does it",
+    );
+    // The reminder waits for the next run.
+    await runScheduled(t.deps, CRON);
+    const [row] = await t.db
+      .select({ status: taskReminders.status })
+      .from(taskReminders)
+      .where(eq(taskReminders.id, ((await reminder.json()) as { id: number }).id));
+    expect(row?.status).toBe("sent");
   });
 
   it("a lock on the run's own record is waited out: every job runs and is recorded", async () => {

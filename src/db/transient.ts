@@ -17,7 +17,7 @@
  * - `overloaded`: refused before running, but because the database is saturated: asking again
  *   adds to the queue that refused it, so nothing runs again here and the answer says when to.
  */
-import { log } from "../lib/log";
+import { errorFields, type LogFields, log } from "../lib/log";
 import { currentRequest } from "../lib/metrics";
 
 type Outcome = "refused" | "unknown" | "overloaded";
@@ -115,6 +115,18 @@ export function unavailable(err: unknown): DatabaseUnavailable | undefined {
     if (e instanceof DatabaseUnavailable) return e;
   }
   return undefined;
+}
+
+/** What a failure says where operators read it (a job run's detail): a database hiccup as the hiccup, never the failed query. */
+export function failureDetail(err: unknown): string {
+  const down = unavailable(err);
+  return down ? down.message : err instanceof Error ? err.message : String(err);
+}
+
+/** Log fields of a failure: a database hiccup by its reason and the driver's error. */
+export function failureFields(err: unknown): LogFields {
+  const down = unavailable(err);
+  return down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err);
 }
 
 /**

@@ -5,7 +5,7 @@
  * meets the database briefly unavailable throws, and its message is retried like any failure.
  */
 import { inSession } from "../db/client";
-import { unavailable } from "../db/transient";
+import { failureFields, unavailable } from "../db/transient";
 import type { Deps } from "../deps";
 import { errorFields, log } from "../lib/log";
 import { type Consumer, RetryLater } from "../lib/module";
@@ -83,7 +83,7 @@ async function consumeBatch(deps: Deps, batch: MessageBatch<unknown>): Promise<v
         queue: batch.queue,
         messageId: message.id,
         attempts: message.attempts,
-        ...(down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err)),
+        ...failureFields(err),
       });
       const delay = RETRY_DELAYS[Math.min(message.attempts - 1, RETRY_DELAYS.length - 1)] ?? 10;
       const asked = err instanceof RetryLater ? err.delaySeconds : 0;

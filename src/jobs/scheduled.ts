@@ -7,9 +7,9 @@ import { inSession } from "../db/client";
 import { cronHistory } from "../db/schema/jobs";
 import { databases, PLATFORM } from "../db/shards";
 import { eq } from "../db/sql";
-import { unavailable } from "../db/transient";
+import { failureDetail, failureFields } from "../db/transient";
 import type { Deps } from "../deps";
-import { errorFields, log } from "../lib/log";
+import { log } from "../lib/log";
 import type { Job } from "../lib/module";
 import { MODULES } from "../modules";
 
@@ -45,7 +45,11 @@ async function runJobs(deps: Deps, cron: string): Promise<void> {
         .returning({ id: cronHistory.id });
       id = row?.id;
     } catch (err) {
-      log.error("cron run not recorded at its start; running it anyway", { cron, job: job.name, ...reasonOf(err) });
+      log.error("cron run not recorded at its start; running it anyway", {
+        cron,
+        job: job.name,
+        ...failureFields(err),
+      });
     }
     let status: "completed" | "failed" = "completed";
     let detail: string | undefined;
@@ -53,9 +57,8 @@ async function runJobs(deps: Deps, cron: string): Promise<void> {
       detail = (await job.run(deps)) || undefined;
     } catch (err) {
       status = "failed";
-      const down = unavailable(err);
-      detail = down ? down.message : err instanceof Error ? err.message : String(err);
-      log.error("cron job failed", { cron, job: job.name, ...reasonOf(err) });
+      detail = failureDetail(err);
+      log.error("cron job failed", { cron, job: job.name, ...failureFields(err) });
     }
     const finishedAt = deps.clock.now().toISOString();
     try {
@@ -77,13 +80,7 @@ async function runJobs(deps: Deps, cron: string): Promise<void> {
         });
       }
     } catch (err) {
-      log.error("cron run not recorded", { cron, job: job.name, status, detail, ...reasonOf(err) });
+      log.error("cron run not recorded", { cron, job: job.name, status, detail, ...failureFields(err) });
     }
   }
-}
-
-/** Log fields of a failure: a database hiccup by its reason and the driver's error. */
-function reasonOf(err: unknown) {
-  const down = unavailable(err);
-  return down ? { reason: down.hiccup.reason, ...errorFields(down.cause) } : errorFields(err);
 }

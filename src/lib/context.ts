@@ -5,9 +5,10 @@
  */
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { eq, type SQL } from "../db/sql";
+import { failureDetail, failureFields } from "../db/transient";
 import type { Deps } from "../deps";
 import type { PermissionDef } from "./access";
-import { errorFields, log } from "./log";
+import { log } from "./log";
 import type { Message } from "./message";
 
 /**
@@ -187,9 +188,9 @@ export async function forEachSchool<T extends { schoolId: number }>(
       log.error("a job's work in a school failed; the others go on", {
         job: name,
         schoolId: item.schoolId,
-        ...errorFields(err),
+        ...failureFields(err),
       });
-      failed.push(`school ${item.schoolId} (${err instanceof Error ? err.message : String(err)})`);
+      failed.push(`school ${item.schoolId} (${failureDetail(err)})`);
     }
   }
   if (failed.length > 0) throw new Error(`not done for ${failed.join("; ")}: the next run does it`);
