@@ -26,7 +26,7 @@ import { jobsFor, runScheduled } from "../src/jobs/scheduled";
 import { verbatim } from "../src/lib/message";
 import { xlsxStream } from "../src/lib/xlsx";
 import { FIXTURES, type Fixture } from "./fixtures";
-import { makeFamily } from "./fixtures/modules/exit-permission";
+import { fixtureReminder } from "./fixtures/modules/task";
 import { DEMO, failingD1, makeTestApp, problem, recordingBulkQueue } from "./helpers";
 
 /** D1's error texts (developers.cloudflare.com/d1/observability/debug-d1, and local D1's SQLite errors). */
@@ -459,22 +459,7 @@ describe("cron runs", () => {
   });
 
   it("a school's reminder that meets the database unavailable: the run is recorded failed naming the school and the hiccup; the reminder goes at the next run", async () => {
-    const family = await makeFamily(t, 1);
-    const task = await t.request("/api/v1/pending", {
-      method: "POST",
-      token: north,
-      school: 1,
-      body: { title: "Bring the permission slip", studentIds: [family.studentId] },
-    });
-    expect(task.status, await task.clone().text()).toBe(201);
-    const sendAt = new Date(t.clock.now().getTime() + 60_000).toISOString();
-    const reminder = await t.request("/api/v1/pending-reminder", {
-      method: "POST",
-      token: north,
-      school: 1,
-      body: { taskId: ((await task.json()) as { id: number }).id, sendAt },
-    });
-    expect(reminder.status, await reminder.clone().text()).toBe(201);
+    const reminder = await fixtureReminder(t, 1, 60);
     t.clock.advance(120);
     const since = await lastRun();
     const failing = failingD1(env.DB, { text: CONNECTION_LOST, when: (q) => q.includes('update "task_reminder"') });
@@ -488,7 +473,7 @@ describe("cron runs", () => {
     const [row] = await t.db
       .select({ status: taskReminders.status })
       .from(taskReminders)
-      .where(eq(taskReminders.id, ((await reminder.json()) as { id: number }).id));
+      .where(eq(taskReminders.id, reminder));
     expect(row?.status).toBe("sent");
   });
 

@@ -12,9 +12,10 @@ import { taskReminders } from "../src/db/schema/task";
 import { forgetSchool, MAP_TTL_MS } from "../src/db/shards";
 import { generateFixedExitPermissions } from "../src/modules/exit-permission/fixed";
 import { sendDueReminders } from "../src/modules/task/reminders";
-import { fixedAutoPickup, makeFamily } from "./fixtures/modules/exit-permission";
+import { fixedAutoPickup } from "./fixtures/modules/exit-permission";
+import { fixtureReminder } from "./fixtures/modules/task";
 import { freshStorage } from "./fresh-storage";
-import { DEMO, makeTestApp, problem, setModule, type TestApp } from "./helpers";
+import { DEMO, makeTestApp, problem, type TestApp } from "./helpers";
 
 const NORTH = 1;
 const SOUTH = 2;
@@ -342,32 +343,14 @@ describe("the jobs while a school of their database is paused for a move", () =>
 
   it("task reminders: the other schools' go out, and the run names the paused school, whose go at the next run", async () => {
     const t = makeTestApp();
-    const reminderIn = async (school: number, staff: number) => {
-      const token = await t.token(staff, { [school]: "all" });
-      await setModule(t, school, "tasks", true);
-      const family = await makeFamily(t, school);
-      const task = await t.request("/api/v1/pending", {
-        method: "POST",
-        token,
-        school,
-        body: { title: "Sign the trip form", studentIds: [family.studentId] },
-      });
-      expect(task.status, await task.clone().text()).toBe(201);
-      const sendAt = new Date(t.clock.now().getTime() + 3_600_000).toISOString();
-      const res = await t.request("/api/v1/pending-reminder", {
-        method: "POST",
-        token,
-        school,
-        body: { taskId: ((await task.json()) as { id: number }).id, sendAt },
-      });
-      expect(res.status, await res.clone().text()).toBe(201);
-      const { id } = (await res.json()) as { id: number };
+    const reminderIn = async (school: number) => {
+      const id = await fixtureReminder(t, school, 3600);
       return async () => (await t.db.select().from(taskReminders).where(eq(taskReminders.id, id)))[0]?.status;
     };
     // The paused school's reminder is due first: the run meets it before the other school's.
-    const south = await reminderIn(SOUTH, DEMO.southAdmin.id);
+    const south = await reminderIn(SOUTH);
     t.clock.advance(60);
-    const north = await reminderIn(NORTH, DEMO.northAdmin.id);
+    const north = await reminderIn(NORTH);
     t.clock.advance(2 * 3600);
     await pause(true, t);
     try {
