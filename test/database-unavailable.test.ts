@@ -23,11 +23,10 @@ import { taskReminders } from "../src/db/schema/task";
 import { teachers } from "../src/db/schema/teacher";
 import worker from "../src/index";
 import { jobsFor, runScheduled } from "../src/jobs/scheduled";
-import { verbatim } from "../src/lib/message";
-import { xlsxStream } from "../src/lib/xlsx";
 import { FIXTURES, type Fixture } from "./fixtures";
 import { fixtureReminder } from "./fixtures/modules/task";
 import { DEMO, failingD1, makeTestApp, problem, recordingBulkQueue } from "./helpers";
+import { xlsx } from "./sheets";
 
 /** D1's error texts (developers.cloudflare.com/d1/observability/debug-d1, and local D1's SQLite errors). */
 const LOCKED = "D1_ERROR: database is locked: SQLITE_BUSY";
@@ -313,14 +312,9 @@ describe("the bulk queue consumer", () => {
   async function queuedImport() {
     const base = ++n * 10;
     const phones = [phone(base), phone(base + 1)];
-    const bytes = new Uint8Array(
-      await new Response(
-        xlsxStream({
-          name: verbatim("Sheet"),
-          columns: COLUMNS.map(verbatim),
-          rows: phones.map((p, i) => [p, `Teacher${i}`, "Hiccup", null, null, "Art", null]),
-        }),
-      ).arrayBuffer(),
+    const bytes = await xlsx(
+      COLUMNS,
+      phones.map((p, i) => [p, `Teacher${i}`, "Hiccup", null, null, "Art", null]),
     );
     const slug = `1/documents/hiccup-${base}.xlsx`;
     const doc = await t.request("/api/v1/documents", {
